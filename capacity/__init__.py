@@ -1,0 +1,1 @@
+"""Capacity Lab engine: a faithful Python model of Volcano's queue scheduling logic."""

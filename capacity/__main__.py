@@ -1,0 +1,7 @@
+"""`python -m capacity ...`"""
+
+import sys
+
+from capacity.cli import main
+
+sys.exit(main())

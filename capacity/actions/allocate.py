@@ -1,0 +1,171 @@
+"""allocate: bind pending tasks queue by queue, job by job, gang by gang (allocate.go).
+
+The loop shape matters (spec actions-framework §7.2, traps 6, 14, 15, 16, 29): a ready job places
+one task per pop and is re-pushed; a task that fails Allocatable is dropped for the cycle; a
+"pipelined but not ready" statement is neither committed nor discarded.
+"""
+
+from __future__ import annotations
+
+from capacity.framework.heap import PriorityQueue
+from capacity.framework.session import UNSCHEDULABLE, FitError, Session
+from capacity.framework.statement import Statement
+from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.resources import ZERO
+
+
+def execute(ssn: Session) -> None:
+    has_enqueue = "enqueue" in ssn.conf.actions
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn)
+    queued: set[str] = set()
+    jobs_by_queue: dict[str, PriorityQueue[Job]] = {}
+    worksheets: dict[str, PriorityQueue[Task]] = {}
+    for job in ssn.jobs.values():
+        if job.is_pending():
+            if has_enqueue:
+                continue
+            job.phase = PodGroupPhase.INQUEUE
+        valid, reason = ssn.job_valid(job)
+        if not valid:
+            ssn.trace.event("skipJob", job.uid, reason)
+            continue
+        queue = ssn.queues.get(job.queue)
+        if queue is None:
+            continue
+        tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
+        for t in job.tasks_in(TaskStatus.PENDING):
+            if t.sch_gated or t.best_effort:
+                continue
+            tasks.push(t)
+        if tasks.empty():
+            continue
+        worksheets[job.uid] = tasks
+        jobs_by_queue.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
+        if queue.name not in queued:
+            queued.add(queue.name)
+            queues.push(queue)
+
+    while not queues.empty():
+        queue = queues.pop()
+        if ssn.overused(queue):
+            ssn.trace.event("queueOverused", queue.name, True)
+            continue
+        jobs = jobs_by_queue.get(queue.name)
+        if not jobs:
+            continue
+        job = jobs.pop()
+        tasks = worksheets[job.uid]
+        stmt = allocate_for_tasks(ssn, job, tasks, queue)
+        if stmt is not None and ssn.job_ready(job):
+            stmt.commit()
+            if not tasks.empty():
+                jobs.push(job)
+        queues.push(queue)
+
+
+def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue: QueueSpec) -> Statement | None:
+    stmt = Statement(ssn)
+    trace = ssn.trace
+    while not tasks.empty():
+        task = tasks.pop()
+        if not ssn.allocatable(queue, task):
+            trace.event("notAllocatable", task.key, False, queue=queue.name)
+            continue
+        if task.sch_gated:
+            continue
+        if job.task_has_fit_errors(task):
+            trace.event("roleAlreadyFailed", task.key, False, role=task.role)
+            continue
+        err = ssn.pre_predicate(task)
+        if err:
+            job.nodes_fit_errors[task.uid] = {n.name: FitError(n.name, UNSCHEDULABLE, [err]) for n in ssn.node_list}
+            trace.event("prePredicateFailed", task.key, err)
+            if job.need_continue_allocating():
+                continue
+            break
+        candidates = _nominated_candidates(ssn, task)
+        errors: dict[str, FitError] = {}
+        if not candidates:
+            candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
+        if not candidates:
+            job.nodes_fit_errors[task.uid] = errors
+            trace.event("noFit", task.key, fit_summary(errors, len(ssn.node_list)), errors={
+                k: str(v) for k, v in errors.items()})
+            if job.need_continue_allocating():
+                continue
+            break
+        best, pipelined = choose_node(ssn, task, candidates)
+        if best is None:
+            continue
+        if not pipelined:
+            stmt.allocate(task, best)
+        else:
+            stmt.pipeline(task, best.name, False)
+        if ssn.job_ready(job):
+            break
+    if ssn.job_ready(job) or ssn.job_pipelined(job):
+        return stmt
+    stmt.discard()
+    trace.event("gangDiscard", job.uid, False, ready=job.ready_task_num(), minAvailable=job.min_available)
+    return None
+
+
+def _nominated_candidates(ssn: Session, task: Task) -> list[Node]:
+    name = task.nominated_node
+    node = ssn.nodes.get(name) if name else None
+    if node is None or not task.init_resreq.less_equal(node.future_idle(), ZERO):
+        return []
+    cands, _ = predicate_nodes(ssn, task, [node])
+    return cands
+
+
+def alloc_predicate(ssn: Session, task: Task, node: Node) -> FitError | None:
+    """allocate.go:985-993: FutureIdle fit (pods included), then PredicateForAllocateAction."""
+    fi = node.future_idle()
+    if not task.init_resreq.less_equal(fi, ZERO):
+        _, failed = task.init_resreq.less_equal_with_resources_name(fi, ZERO)
+        return FitError(node.name, UNSCHEDULABLE, [f"Insufficient {n}" for n in failed])
+    return ssn.predicate_for_allocate(task, node)
+
+
+def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[list[Node], dict[str, FitError]]:
+    ok: list[Node] = []
+    errors: dict[str, FitError] = {}
+    for n in nodes:
+        err = alloc_predicate(ssn, task, n)
+        if err is None:
+            ok.append(n)
+        else:
+            errors[n.name] = err
+    return ok, errors
+
+
+def fit_summary(errors: dict[str, FitError], total: int) -> str:
+    """kube-scheduler style: '0/3 nodes are available: 2 Insufficient cpu, 1 node selector'."""
+    counts: dict[str, int] = {}
+    for e in errors.values():
+        for r in e.reasons:
+            counts[r] = counts.get(r, 0) + 1
+    parts = ", ".join(f"{n} {r}" for r, n in sorted(counts.items(), key=lambda x: (-x[1], x[0])))
+    return f"0/{total} nodes are available: {parts}" if parts else f"0/{total} nodes are available"
+
+
+def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node | None, bool]:
+    """Gradient G1 (fits Idle) then G2 (fits FutureIdle); a single node wins unscored (§8.2)."""
+    g1 = [n for n in candidates if task.init_resreq.less_equal(n.idle, ZERO)]
+    g1_names = {n.name for n in g1}
+    g2 = [n for n in candidates if n.name not in g1_names]
+    for gradient, pipelined in ((g1, False), (g2, True)):
+        if not gradient:
+            continue
+        if len(gradient) == 1:
+            return gradient[0], pipelined
+        scores = ssn.node_scores(task, gradient)
+        best = max(scores.values())
+        tied = [n for n in gradient if scores[n.name] == best]
+        if len(tied) > 1:
+            ssn.trace.event("scoreTie", task.key, tied[0].name, tied=[n.name for n in tied],
+                            note="Volcano picks at random among equal scores; Capacity Lab takes the "
+                                 "first in node order")
+        return tied[0], pipelined
+    return None, False

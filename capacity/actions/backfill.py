@@ -1,0 +1,59 @@
+"""backfill: place BestEffort tasks, with Session.Allocate (backfill.go:58-201)."""
+
+from __future__ import annotations
+
+from capacity.actions.allocate import choose_node
+from capacity.framework.heap import PriorityQueue
+from capacity.framework.session import Session
+from capacity.model import Job, QueueSpec, Task, TaskStatus
+
+
+def execute(ssn: Session) -> None:
+    by_queue: dict[str, list[Job]] = {}
+    for job in ssn.jobs.values():
+        if job.is_pending():
+            continue
+        valid, _ = ssn.job_valid(job)
+        if not valid or job.queue not in ssn.queues:
+            continue
+        by_queue.setdefault(job.queue, []).append(job)
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn, [ssn.queues[q] for q in by_queue])
+    ordered: list[Task] = []
+    while not queues.empty():
+        queue = queues.pop()
+        jobs: PriorityQueue[Job] = PriorityQueue(ssn.job_order_fn, by_queue[queue.name])
+        while not jobs.empty():
+            job = jobs.pop()
+            tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
+            for t in job.tasks_in(TaskStatus.PENDING):
+                if t.best_effort and not t.sch_gated:
+                    tasks.push(t)
+            for t in job.tasks_in(TaskStatus.PIPELINED):
+                if t.best_effort:
+                    _unpipeline(ssn, job, t)
+                    tasks.push(t)
+            while not tasks.empty():
+                ordered.append(tasks.pop())
+    for task in ordered:
+        if ssn.pre_predicate(task):
+            continue
+        candidates = [n for n in ssn.node_list if ssn.predicate_for_allocate(task, n) is None]
+        if not candidates:
+            ssn.trace.event("noFit", task.key, f"0/{len(ssn.node_list)} nodes are available")
+            continue
+        if len(candidates) == 1:
+            node = candidates[0]
+        else:
+            node, _ = choose_node(ssn, task, candidates)
+            if node is None:
+                continue
+        ssn.allocate_now(task, node)
+
+
+def _unpipeline(ssn: Session, job: Job, task: Task) -> None:
+    job.update_task_status(task, TaskStatus.PENDING)
+    node = ssn.nodes.get(task.node_name)
+    if node is not None:
+        node.remove_task(task)
+    ssn.fire_deallocate(task)
+    task.node_name = ""

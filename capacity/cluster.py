@@ -1,0 +1,116 @@
+"""The cluster as the API server holds it: nodes, queues, PodGroups, pods and the configuration.
+
+A session snapshots this into scheduler objects (`capacity.model`); what a cycle decides is written
+back here (binds, evictions, PodGroup phases), which is all that survives between cycles in Volcano
+(spec actions-framework §11).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from capacity.conf import SchedulerConf, default_conf
+from capacity.model import PodSpec, QueueSpec, TaskStatus
+from capacity.resources import Resource
+
+
+@dataclass(slots=True)
+class NodeObj:
+    name: str
+    labels: dict[str, str]
+    allocatable: Resource
+    taints: list[dict[str, Any]] = field(default_factory=list)
+    unschedulable: bool = False
+    ready: bool = True
+
+
+@dataclass(slots=True)
+class PodGroupObj:
+    name: str
+    namespace: str
+    queue: str
+    min_member: int
+    min_task_member: dict[str, int]
+    min_resources: Resource | None
+    priority_class_name: str
+    phase: str
+    annotations: dict[str, str]
+    labels: dict[str, str]
+    creation: str = ""
+
+    @property
+    def uid(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+@dataclass(slots=True)
+class PodObj:
+    name: str
+    namespace: str
+    uid: str
+    group: str
+    resreq: Resource
+    phase: str
+    node_name: str
+    deleting: bool
+    spec: PodSpec
+    role: str
+    preemptable: bool
+    priority: int
+    sch_gated: bool = False
+    nominated_node: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def task_status(self) -> TaskStatus:
+        """Pod phase -> TaskStatus (helpers.go:41-67)."""
+        phase = self.phase
+        if phase == "Running":
+            return TaskStatus.RELEASING if self.deleting else TaskStatus.RUNNING
+        if phase == "Pending":
+            if self.deleting:
+                return TaskStatus.RELEASING
+            return TaskStatus.BOUND if self.node_name else TaskStatus.PENDING
+        if phase == "Succeeded":
+            return TaskStatus.SUCCEEDED
+        if phase == "Failed":
+            return TaskStatus.FAILED
+        return TaskStatus.UNKNOWN
+
+
+@dataclass(slots=True)
+class LoadWarning:
+    """Input Volcano tolerates but the user should hear about, naming object and field."""
+
+    obj: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.obj}: {self.field}: {self.message}" if self.field else f"{self.obj}: {self.message}"
+
+
+@dataclass
+class Cluster:
+    """Everything one scheduling cycle reads. Mutated only by `apply_cycle`."""
+
+    nodes: list[NodeObj] = field(default_factory=list)
+    queues: dict[str, QueueSpec] = field(default_factory=dict)
+    podgroups: dict[str, PodGroupObj] = field(default_factory=dict)
+    pods: dict[str, PodObj] = field(default_factory=dict)
+    priority_classes: dict[str, int] = field(default_factory=dict)
+    global_default_priority: int | None = None
+    namespace_weights: dict[str, int] = field(default_factory=dict)
+    conf: SchedulerConf = field(default_factory=default_conf)
+    warnings: list[LoadWarning] = field(default_factory=list)
+
+    def job_priority(self, pg: PodGroupObj) -> int:
+        """JobInfo.Priority: the PodGroup's PriorityClass, else the globalDefault, else 0."""
+        if pg.priority_class_name and pg.priority_class_name in self.priority_classes:
+            return self.priority_classes[pg.priority_class_name]
+        if self.global_default_priority is not None:
+            return self.global_default_priority
+        return 0

@@ -1,0 +1,1 @@
+"""The scheduling framework: session, tiers, statements, priority queues (spec actions-framework §3-6)."""

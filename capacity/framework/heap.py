@@ -1,0 +1,68 @@
+"""Volcano's util.PriorityQueue: Go's container/heap over a `less` function, ported exactly.
+
+Python's heapq sifts differently, so items with equal keys, or keys that changed while an item sat
+in the heap (queue shares after an eviction), would pop in another order than in Volcano (spec
+actions-framework §6.1, trap 29).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class PriorityQueue(Generic[T]):
+    """Pop returns the element that sorts first under `less`."""
+
+    __slots__ = ("items", "less")
+
+    def __init__(self, less: Callable[[T, T], bool], items: Iterable[T] = ()) -> None:
+        self.items: list[T] = []
+        self.less = less
+        for it in items:
+            self.push(it)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def empty(self) -> bool:
+        return not self.items
+
+    def push(self, item: T) -> None:
+        h = self.items
+        h.append(item)
+        less = self.less
+        j = len(h) - 1
+        while j > 0:
+            i = (j - 1) // 2
+            if not less(h[j], h[i]):
+                break
+            h[i], h[j] = h[j], h[i]
+            j = i
+
+    def pop(self) -> T:
+        h = self.items
+        n = len(h) - 1
+        h[0], h[n] = h[n], h[0]
+        less = self.less
+        i = 0
+        while True:
+            j1 = 2 * i + 1
+            if j1 >= n:
+                break
+            j = j1
+            j2 = j1 + 1
+            if j2 < n and less(h[j2], h[j1]):
+                j = j2
+            if not less(h[j], h[i]):
+                break
+            h[i], h[j] = h[j], h[i]
+            i = j
+        return h.pop()
+
+    def clone(self) -> PriorityQueue[T]:
+        q: PriorityQueue[T] = PriorityQueue(self.less)
+        q.items = list(self.items)
+        return q

@@ -1,0 +1,494 @@
+"""One scheduling session: the snapshot, the plugins' registered functions, and how tiers combine them.
+
+Mirrors pkg/scheduler/framework/session.go and session_plugins.go (spec actions-framework §3-4,
+queue-plugins §1.10). Every extension-point answer passes through a combinator here, which is where
+the decision trace files each plugin's vote with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from capacity.cluster import Cluster
+from capacity.conf import PluginOption, SchedulerConf
+from capacity.model import (
+    ALLOCATED_STATUSES,
+    Job,
+    Node,
+    PodGroupPhase,
+    QueueSpec,
+    Task,
+    TaskStatus,
+)
+from capacity.resources import Resource
+from capacity.trace import Trace
+
+PERMIT = 1
+ABSTAIN = 0
+REJECT = -1
+
+# Kubernetes framework status codes used by predicates.
+SUCCESS = "Success"
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+ERROR = "Error"
+
+
+@dataclass(slots=True)
+class FitError:
+    """A predicate failure on one node: the status code and the reasons."""
+
+    node: str
+    code: str
+    reasons: list[str]
+
+    def __str__(self) -> str:
+        return f"{self.node}: {', '.join(self.reasons)}"
+
+
+@dataclass(slots=True)
+class SessionOptions:
+    """Compatibility switches for older Volcano behaviour the seeds describe (all off = HEAD)."""
+
+    leaf_only_allocatable: bool = False      # seed 003: hierarchical allocate checks only the leaf
+    seed004_root_init: bool = False          # seed 004: root capability/deserved := cluster total
+    legacy_namespace_fairshare: bool = False  # seed 002: Volcano <= 1.7 namespace weights
+
+
+@dataclass
+class EventHandler:
+    allocate: Callable[[Task], None] | None = None
+    deallocate: Callable[[Task], None] | None = None
+
+
+@dataclass
+class CycleResult:
+    """What one session decided, in the acceptance FORMAT's vocabulary."""
+
+    binds: dict[str, str] = field(default_factory=dict)
+    evicted: list[str] = field(default_factory=list)
+    pipelined: dict[str, list[str]] = field(default_factory=dict)
+    podgroup_phases: dict[str, str] = field(default_factory=dict)
+    queues: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nominated: dict[str, str] = field(default_factory=dict)
+
+
+def compare_task(l: Task, r: Task) -> bool:
+    """CompareTask (controllers/job/helpers): name index, then creation, then UID."""
+    lp = l.name.split("-")
+    rp = r.name.split("-")
+    if len(lp) >= 3 and len(rp) >= 3:
+        try:
+            li, ri = int(lp[-1]), int(rp[-1])
+            if li != ri:
+                return li < ri
+        except ValueError:
+            pass
+    if l.spec.creation != r.spec.creation:
+        return l.spec.creation < r.spec.creation
+    return l.uid < r.uid
+
+
+class Session:
+    """Snapshot of the cluster plus the registry of plugin functions for one cycle."""
+
+    def __init__(self, cluster: Cluster, conf: SchedulerConf | None = None, trace: Trace | None = None,
+                 options: SessionOptions | None = None) -> None:
+        self.cluster = cluster
+        self.conf = conf or cluster.conf
+        self.trace = trace or Trace(enabled=False)
+        self.options = options or SessionOptions()
+        self.tiers: list[list[PluginOption]] = self.conf.tiers
+        self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
+        self.handlers: list[EventHandler] = []
+        self.plugins: dict[str, Any] = {}
+        self.result = CycleResult()
+        self.notes: list[str] = []
+        self._tier_cache: dict[str, list[list[tuple[str, Callable[..., Any]]]]] = {}
+        self._snapshot()
+
+    # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
+    def _snapshot(self) -> None:
+        c = self.cluster
+        self.queues: dict[str, QueueSpec] = dict(c.queues)
+        self.nodes: dict[str, Node] = {}
+        self.node_list: list[Node] = []
+        for n in c.nodes:
+            if not n.ready:
+                continue
+            node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+            self.nodes[n.name] = node
+            self.node_list.append(node)
+        self.total_resource = Resource.empty()
+        for node in self.node_list:
+            self.total_resource.add(node.allocatable)
+        jobs: dict[str, Job] = {}
+        for uid, pg in c.podgroups.items():
+            if pg.queue not in self.queues:
+                continue
+            pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
+            jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
+                            c.job_priority(pg), pre_raw == "true", pre_raw is not None, pg.creation,
+                            pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
+        self.all_tasks: dict[str, Task] = {}
+        for pod in c.pods.values():
+            task = Task(pod.uid, pod.name, pod.namespace, f"{pod.namespace}/{pod.group}" if pod.group else "",
+                        pod.role, pod.resreq, pod.priority, pod.preemptable, pod.node_name, pod.task_status(),
+                        pod.spec, pod.sch_gated, pod.nominated_node)
+            node = self.nodes.get(pod.node_name) if pod.node_name else None
+            if node is not None and task.status not in (TaskStatus.SUCCEEDED, TaskStatus.FAILED):
+                node.add_task(task)
+                node.mirror[task.key] = task
+            job = jobs.get(task.job) if task.job else None
+            if job is not None:
+                job.add_task(task)
+                self.all_tasks[task.uid] = task
+        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
+        self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+
+    # ---- registration --------------------------------------------------------------------
+    def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
+        self.fns.setdefault(point, {})[plugin] = fn
+        self._tier_cache.pop(point, None)
+
+    def add_event_handler(self, handler: EventHandler) -> None:
+        self.handlers.append(handler)
+
+    def tiered(self, point: str) -> list[list[tuple[str, Callable[..., Any]]]]:
+        """Enabled functions for a point, grouped by tier, in configured order."""
+        cached = self._tier_cache.get(point)
+        if cached is not None:
+            return cached
+        registered = self.fns.get(point, {})
+        out: list[list[tuple[str, Callable[..., Any]]]] = []
+        for tier in self.tiers:
+            row = [(opt.name, registered[opt.name]) for opt in tier
+                   if opt.name in registered and opt.enabled(point)]
+            out.append(row)
+        self._tier_cache[point] = out
+        return out
+
+    def plugin_option(self, name: str) -> PluginOption | None:
+        return self.conf.plugin(name)
+
+    def hierarchy_enabled(self, plugin: str) -> bool:
+        opt = self.conf.plugin(plugin)
+        return bool(opt and opt.hierarchy)
+
+    # ---- order functions -----------------------------------------------------------------
+    def job_order_compare(self, l: Job, r: Job) -> int:
+        """JobOrderCompareFn: plugins only, no fallback."""
+        for tier in self.tiered("jobOrder"):
+            for _name, fn in tier:
+                j = fn(l, r)
+                if j != 0:
+                    return j
+        return 0
+
+    def job_order_fn(self, l: Job, r: Job) -> bool:
+        j = self.job_order_compare(l, r)
+        if j != 0:
+            return j < 0
+        if l.creation != r.creation:
+            return l.creation < r.creation
+        return l.uid < r.uid
+
+    def queue_order_fn(self, l: QueueSpec, r: QueueSpec) -> bool:
+        for tier in self.tiered("queueOrder"):
+            for _name, fn in tier:
+                j = fn(l, r)
+                if j != 0:
+                    return j < 0
+        if l.creation != r.creation:
+            return l.creation < r.creation
+        return l.name < r.name
+
+    def task_compare(self, l: Task, r: Task) -> int:
+        for tier in self.tiered("taskOrder"):
+            for _name, fn in tier:
+                j = fn(l, r)
+                if j != 0:
+                    return j
+        return 0
+
+    def task_order_fn(self, l: Task, r: Task) -> bool:
+        j = self.task_compare(l, r)
+        if j != 0:
+            return j < 0
+        return compare_task(l, r)
+
+    def victim_queue_order_fn(self, l: QueueSpec, r: QueueSpec, preemptor_queue: QueueSpec) -> bool:
+        for tier in self.tiered("victimQueueOrder"):
+            for _name, fn in tier:
+                j = fn(l, r, preemptor_queue)
+                if j != 0:
+                    return j < 0
+        return not self.queue_order_fn(l, r)
+
+    def victim_less(self, preemptor: Task) -> Callable[[Task, Task], bool]:
+        """BuildVictimsPriorityQueue's comparator (session_plugins.go:1163-1215): true = evict l first."""
+        pjob = self.jobs.get(preemptor.job)
+        pqueue = self.queues.get(pjob.queue) if pjob is not None else None
+
+        def less(l: Task, r: Task) -> bool:
+            if l.job == r.job:
+                return not self.task_order_fn(l, r)
+            lj = self.jobs.get(l.job)
+            rj = self.jobs.get(r.job)
+            if lj is None or rj is None:
+                if lj is None and rj is not None:
+                    return True
+                if rj is None and lj is not None:
+                    return False
+                return not self.task_order_fn(l, r)
+            if pqueue is None:
+                j = self.job_order_compare(lj, rj)
+                if j != 0:
+                    return j > 0
+                return not self.task_order_fn(l, r)
+            if lj.queue != rj.queue:
+                return self.victim_queue_order_fn(self.queues[lj.queue], self.queues[rj.queue], pqueue)
+            j = self.job_order_compare(lj, rj)
+            if j != 0:
+                return j > 0
+            return not self.task_order_fn(l, r)
+
+        return less
+
+    def victims_in_order(self, victims: list[Task], preemptor: Task) -> list[Task]:
+        """Victims in the order BuildVictimsPriorityQueue pops them (least important first)."""
+        from capacity.framework.heap import PriorityQueue
+        pq = PriorityQueue(self.victim_less(preemptor), victims)
+        return [pq.pop() for _ in range(len(pq))]
+
+    # ---- job predicates ------------------------------------------------------------------
+    def job_valid(self, job: Job) -> tuple[bool, str]:
+        for tier in self.tiered("jobValid"):
+            for name, fn in tier:
+                ok, reason = fn(job)
+                if not ok:
+                    self.trace.vote("jobValid", job.uid, name, False)
+                    return False, reason
+        return True, ""
+
+    def _vote(self, point: str, subject: str, *args: Any) -> bool:
+        """JobEnqueueable / JobPipelined voting: a Reject wins, a tier with a Permit decides."""
+        for tier in self.tiered(point):
+            permit = False
+            for name, fn in tier:
+                v = fn(*args)
+                self.trace.vote(point, subject, name, {PERMIT: "Permit", REJECT: "Reject"}.get(v, "Abstain"))
+                if v < 0:
+                    return False
+                if v > 0:
+                    permit = True
+            if permit:
+                return True
+        return True
+
+    def job_enqueueable(self, job: Job) -> bool:
+        return self._vote("jobEnqueueable", job.uid, job)
+
+    def job_enqueued(self, job: Job) -> None:
+        for tier in self.tiered("jobEnqueued"):
+            for _name, fn in tier:
+                fn(job)
+
+    def job_pipelined(self, job: Job) -> bool:
+        return self._vote("jobPipelined", job.uid, job)
+
+    def job_ready(self, job: Job) -> bool:
+        for tier in self.tiered("jobReady"):
+            for _name, fn in tier:
+                if not fn(job):
+                    return False
+        return True
+
+    def job_starving(self, job: Job) -> bool:
+        for tier in self.tiered("jobStarving"):
+            if not tier:
+                continue
+            for name, fn in tier:
+                if not fn(job):
+                    self.trace.vote("jobStarving", job.uid, name, False)
+                    return False
+            return True
+        return False
+
+    # ---- queue predicates ----------------------------------------------------------------
+    def allocatable(self, queue: QueueSpec, task: Task) -> bool:
+        for tier in self.tiered("allocatable"):
+            for name, fn in tier:
+                ok = fn(queue, task)
+                self.trace.vote("allocatable", task.key, name, ok)
+                if not ok:
+                    return False
+        return True
+
+    def preemptive(self, queue: QueueSpec, tasks: list[Task]) -> bool:
+        subject = tasks[0].key if len(tasks) == 1 else queue.name
+        for tier in self.tiered("preemptive"):
+            for name, fn in tier:
+                ok = fn(queue, tasks)
+                self.trace.vote("preemptive", subject, name, ok)
+                if not ok:
+                    return False
+        return True
+
+    def overused(self, queue: QueueSpec) -> bool:
+        for tier in self.tiered("overused"):
+            for name, fn in tier:
+                if fn(queue):
+                    self.trace.vote("overused", queue.name, name, True)
+                    return True
+        return False
+
+    # ---- victims -------------------------------------------------------------------------
+    def _victims(self, point: str, preemptor: Task, candidates: list[Task]) -> list[Task] | None:
+        """Tiered intersection (session_plugins.go:225-321), including the empty-resets-to-nil quirk."""
+        for tier in self.tiered(point):
+            victims: list[Task] | None = None
+            for name, fn in tier:
+                got, vote = fn(preemptor, candidates)
+                if vote == ABSTAIN:
+                    self.trace.take()
+                    continue
+                self.trace.event(f"{point}Vote", preemptor.key, [t.key for t in got], plugin=name)
+                if not got:
+                    victims = None
+                    break
+                if victims is None:
+                    victims = list(got)
+                else:
+                    keep = {t.uid for t in got}
+                    inter = [t for t in victims if t.uid in keep]
+                    victims = inter or None
+            if victims is not None:
+                return victims
+        return None
+
+    def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> list[Task] | None:
+        return self._victims("reclaimable", reclaimer, reclaimees)
+
+    def preemptable(self, preemptor: Task, preemptees: list[Task]) -> list[Task] | None:
+        return self._victims("preemptable", preemptor, preemptees)
+
+    # ---- predicates and scoring ----------------------------------------------------------
+    def pre_predicate(self, task: Task) -> str | None:
+        for tier in self.tiered("prePredicate"):
+            for _name, fn in tier:
+                err = fn(task)
+                if err:
+                    return err
+        return None
+
+    def predicate(self, task: Task, node: Node) -> FitError | None:
+        for tier in self.tiered("predicate"):
+            for _name, fn in tier:
+                err = fn(task, node)
+                if err is not None:
+                    return err
+        return None
+
+    def predicate_for_allocate(self, task: Task, node: Node) -> FitError | None:
+        err = self.predicate(task, node)
+        if err is None or err.code == SUCCESS:
+            return None
+        return err
+
+    def predicate_for_preempt(self, task: Task, node: Node) -> FitError | None:
+        err = self.predicate(task, node)
+        if err is None or err.code in (SUCCESS, UNSCHEDULABLE):
+            return None
+        return err
+
+    def node_scores(self, task: Task, nodes: list[Node]) -> dict[str, float]:
+        """PrioritizeNodes: per-node NodeOrderFn sums plus BatchNodeOrderFn sums."""
+        scores = {n.name: 0.0 for n in nodes}
+        for tier in self.tiered("nodeOrder"):
+            for _name, fn in tier:
+                for n in nodes:
+                    scores[n.name] += fn(task, n)
+        for tier in self.tiered("batchNodeOrder"):
+            for _name, fn in tier:
+                for node_name, s in fn(task, nodes).items():
+                    scores[node_name] += s
+        return scores
+
+    # ---- events and operations -----------------------------------------------------------
+    def fire_allocate(self, task: Task) -> None:
+        for h in self.handlers:
+            if h.allocate is not None:
+                h.allocate(task)
+
+    def fire_deallocate(self, task: Task) -> None:
+        for h in self.handlers:
+            if h.deallocate is not None:
+                h.deallocate(task)
+
+    def queue_of(self, task: Task) -> QueueSpec | None:
+        job = self.jobs.get(task.job)
+        return self.queues.get(job.queue) if job is not None else None
+
+    def allocate_now(self, task: Task, node: Node) -> None:
+        """Session.Allocate (backfill): allocate, then dispatch every Allocated task once the job is ready."""
+        job = self.jobs[task.job]
+        job.update_task_status(task, TaskStatus.ALLOCATED)
+        task.node_name = node.name
+        node.add_task(task)
+        self.fire_allocate(task)
+        if self.job_ready(job):
+            for t in job.tasks_in(TaskStatus.ALLOCATED):
+                self.dispatch(t)
+
+    def dispatch(self, task: Task) -> None:
+        job = self.jobs[task.job]
+        job.update_task_status(task, TaskStatus.BINDING)
+        self.result.binds[task.key] = task.node_name
+        self.trace.event("bind", task.key, task.node_name, job=job.uid)
+
+    def record_eviction(self, task: Task, reason: str) -> None:
+        if task.key not in self.result.evicted:
+            self.result.evicted.append(task.key)
+        self.trace.event("evict", task.key, reason, node=task.node_name, job=task.job)
+
+    # ---- close ---------------------------------------------------------------------------
+    def close(self) -> CycleResult:
+        for plugin in self.plugins.values():
+            closer = getattr(plugin, "on_session_close", None)
+            if closer is not None:
+                closer(self)
+        res = self.result
+        for uid, job in self.jobs.items():
+            pipelined = job.tasks_in(TaskStatus.PIPELINED)
+            if pipelined:
+                res.pipelined[uid] = [t.node_name for t in pipelined]
+                for t in pipelined:
+                    if t.eviction_occurred:
+                        res.nominated[t.key] = t.node_name
+            phase = self._phase_at_close(job)
+            if phase != self._initial_phase.get(uid):
+                self.trace.event("phase", uid, phase, before=self._initial_phase.get(uid))
+            job.phase = phase
+            res.podgroup_phases[uid] = phase
+        return res
+
+    def _phase_at_close(self, job: Job) -> str:
+        """getPodGroupPhase (session.go:581-635)."""
+        if job.count(TaskStatus.RUNNING) > 0 and job.unschedulable_this_session:
+            return PodGroupPhase.UNKNOWN
+        scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num()
+        if scheduled >= job.min_available:
+            completed = job.count(TaskStatus.SUCCEEDED) + job.count(TaskStatus.FAILED)
+            if scheduled == completed and scheduled > 0:
+                return PodGroupPhase.COMPLETED
+            return PodGroupPhase.RUNNING
+        if job.phase != PodGroupPhase.INQUEUE:
+            return PodGroupPhase.PENDING
+        return PodGroupPhase.INQUEUE
+
+
+def allocated_tasks(job: Job) -> list[Task]:
+    return [t for t in job.tasks.values() if t.status & ALLOCATED_STATUSES]

@@ -1,0 +1,395 @@
+"""Scheduler-side objects: tasks, jobs, nodes and queues, as Volcano's scheduler cache sees them.
+
+These mirror `TaskInfo`, `JobInfo`, `NodeInfo` and `QueueInfo` (spec actions-framework §1) so that
+the rules of the spec land on fields with the same names. The API objects they are built from live
+in `capacity.cluster`; a session clones them so that a cycle never mutates its input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntFlag
+from typing import Any
+
+from capacity.resources import Resource
+
+
+class TaskStatus(IntFlag):
+    """Volcano's task status bit flags (pkg/scheduler/api/types.go)."""
+
+    PENDING = 1
+    ALLOCATED = 2
+    PIPELINED = 4
+    BINDING = 8
+    BOUND = 16
+    RUNNING = 32
+    RELEASING = 64
+    SUCCEEDED = 128
+    FAILED = 256
+    UNKNOWN = 512
+
+
+S = TaskStatus
+ALLOCATED_STATUSES = S.ALLOCATED | S.BINDING | S.BOUND | S.RUNNING
+SCHEDULED_STATUSES = S.RUNNING | S.BOUND | S.FAILED | S.SUCCEEDED
+COMPLETED_STATUSES = S.FAILED | S.SUCCEEDED
+PREEMPTABLE_STATUSES = S.BOUND | S.RUNNING
+
+
+def is_allocated_status(status: TaskStatus) -> bool:
+    """AllocatedStatus (helpers.go:80): Bound, Binding, Running, Allocated."""
+    return bool(status & ALLOCATED_STATUSES)
+
+
+class PodGroupPhase:
+    """PodGroup phases as strings, exactly as they appear in YAML."""
+
+    PENDING = "Pending"
+    INQUEUE = "Inqueue"
+    RUNNING = "Running"
+    UNKNOWN = "Unknown"
+    COMPLETED = "Completed"
+
+
+@dataclass(slots=True)
+class PodSpec:
+    """The parts of a pod that the predicates and orderings read; shared, never mutated."""
+
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    node_selector: dict[str, str]
+    affinity: dict[str, Any] | None
+    tolerations: list[dict[str, Any]]
+    preemption_policy: str
+    priority_class_name: str
+    owner_kind: str
+    owner_name: str
+    creation: str
+    has_priority: bool
+    raw_priority: int
+
+
+class Task:
+    """A pod as a schedulable task (TaskInfo). Cloned per session; `clone` is on the hot path."""
+
+    __slots__ = (
+        "uid", "name", "namespace", "job", "role", "resreq", "init_resreq", "priority",
+        "preemptable", "best_effort", "node_name", "status", "spec", "sch_gated",
+        "nominated_node", "eviction_occurred", "last_transaction", "key",
+    )
+
+    def __init__(self, uid: str, name: str, namespace: str, job: str, role: str, resreq: Resource,
+                 priority: int, preemptable: bool, node_name: str, status: TaskStatus,
+                 spec: PodSpec, sch_gated: bool = False, nominated_node: str = "") -> None:
+        self.uid = uid
+        self.name = name
+        self.namespace = namespace
+        self.job = job
+        self.role = role
+        self.resreq = resreq
+        self.init_resreq = resreq
+        self.priority = priority
+        self.preemptable = preemptable
+        self.best_effort = resreq.is_empty()
+        self.node_name = node_name
+        self.status = status
+        self.spec = spec
+        self.sch_gated = sch_gated
+        self.nominated_node = nominated_node
+        self.eviction_occurred = False
+        self.last_transaction: tuple[TaskStatus, str] | None = None
+        self.key = f"{namespace}/{name}"
+
+    def clone(self) -> Task:
+        t = Task.__new__(Task)
+        t.uid = self.uid
+        t.name = self.name
+        t.namespace = self.namespace
+        t.job = self.job
+        t.role = self.role
+        t.resreq = self.resreq
+        t.init_resreq = self.init_resreq
+        t.priority = self.priority
+        t.preemptable = self.preemptable
+        t.best_effort = self.best_effort
+        t.node_name = self.node_name
+        t.status = self.status
+        t.spec = self.spec
+        t.sch_gated = self.sch_gated
+        t.nominated_node = self.nominated_node
+        t.eviction_occurred = self.eviction_occurred
+        t.last_transaction = self.last_transaction
+        t.key = self.key
+        return t
+
+    def __repr__(self) -> str:
+        return f"Task({self.key}, {self.status.name}, node={self.node_name or '-'})"
+
+
+class Job:
+    """A PodGroup with its tasks (JobInfo), with Volcano's status index and counters."""
+
+    def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
+                 task_min_available: dict[str, int], priority: int, preemptable: bool,
+                 has_preemptable_key: bool, creation: str, phase: str,
+                 min_resources: Resource | None, annotations: dict[str, str],
+                 priority_class_name: str = "") -> None:
+        self.uid = uid
+        self.name = name
+        self.namespace = namespace
+        self.queue = queue
+        self.min_available = min_available
+        self.task_min_available = task_min_available
+        self.task_min_available_total = sum(task_min_available.values())
+        self.priority = priority
+        self.preemptable = preemptable
+        self.has_preemptable_key = has_preemptable_key
+        self.creation = creation
+        self.phase = phase
+        self.min_resources = min_resources
+        self.annotations = annotations
+        self.priority_class_name = priority_class_name
+        self.tasks: dict[str, Task] = {}
+        self.index: dict[TaskStatus, dict[str, Task]] = {}
+        self.allocated = Resource.empty()
+        self.total_request = Resource.empty()
+        self.nodes_fit_errors: dict[str, Any] = {}
+        self.conditions: dict[str, dict[str, str]] = {}
+        self.unschedulable_this_session = False
+
+    # ---- task index --------------------------------------------------------------------
+    def add_task(self, task: Task) -> None:
+        self.tasks[task.uid] = task
+        self.index.setdefault(task.status, {})[task.uid] = task
+        self.total_request.add(task.resreq)
+        if task.status & ALLOCATED_STATUSES:
+            self.allocated.add(task.resreq)
+
+    def update_task_status(self, task: Task, status: TaskStatus) -> None:
+        """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks."""
+        old = task.status
+        bucket = self.index.get(old)
+        if bucket is not None:
+            bucket.pop(task.uid, None)
+        was_alloc = bool(old & ALLOCATED_STATUSES)
+        task.status = status
+        self.index.setdefault(status, {})[task.uid] = task
+        now_alloc = bool(status & ALLOCATED_STATUSES)
+        if was_alloc and not now_alloc:
+            self.allocated.sub(task.resreq)
+        elif now_alloc and not was_alloc:
+            self.allocated.add(task.resreq)
+
+    def count(self, status: TaskStatus) -> int:
+        bucket = self.index.get(status)
+        return len(bucket) if bucket else 0
+
+    def tasks_in(self, status: TaskStatus) -> list[Task]:
+        bucket = self.index.get(status)
+        return list(bucket.values()) if bucket else []
+
+    # ---- counters (job_info.go) ----------------------------------------------------------
+    def min_resources_or_empty(self) -> Resource:
+        return self.min_resources if self.min_resources is not None else Resource.empty()
+
+    def ready_task_num(self) -> int:
+        c = self.count
+        return c(S.BOUND) + c(S.BINDING) + c(S.RUNNING) + c(S.ALLOCATED) + c(S.SUCCEEDED)
+
+    def waiting_task_num(self) -> int:
+        return self.count(S.PIPELINED)
+
+    def pending_best_effort_task_num(self) -> int:
+        bucket = self.index.get(S.PENDING)
+        if not bucket:
+            return 0
+        return sum(1 for t in bucket.values() if t.best_effort)
+
+    def valid_task_num(self) -> int:
+        c = self.count
+        return (c(S.ALLOCATED) + c(S.BINDING) + c(S.BOUND) + c(S.RUNNING) + c(S.SUCCEEDED)
+                + c(S.PIPELINED) + c(S.PENDING))
+
+    def scheduled_task_num(self) -> int:
+        c = self.count
+        return c(S.RUNNING) + c(S.BOUND) + c(S.FAILED) + c(S.SUCCEEDED)
+
+    def releasing_scheduled_task_num(self) -> int:
+        bucket = self.index.get(S.RELEASING)
+        if not bucket:
+            return 0
+        return sum(1 for t in bucket.values() if t.node_name)
+
+    def is_ready(self) -> bool:
+        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        return (self.waiting_task_num() + self.ready_task_num()
+                + self.pending_best_effort_task_num() >= self.min_available)
+
+    def is_starving(self) -> bool:
+        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+
+    def is_pending(self) -> bool:
+        return self.phase in (PodGroupPhase.PENDING, "")
+
+    def elastic_resources(self) -> Resource:
+        from capacity.resources import exceeded_part
+        return exceeded_part(self.allocated, self.min_resources_or_empty())
+
+    # ---- role checks (job_info.go:1072-1175) --------------------------------------------
+    def _role_counts(self, statuses: TaskStatus, best_effort_pending: bool) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for t in self.tasks.values():
+            if t.status & statuses or (best_effort_pending and t.status == S.PENDING and t.best_effort):
+                counts[t.role] = counts.get(t.role, 0) + 1
+        return counts
+
+    def check_task_valid(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        counts = self._role_counts(S.PENDING | S.PIPELINED | ALLOCATED_STATUSES | S.SUCCEEDED, False)
+        return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items() if n > 0)
+
+    def check_task_ready(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        counts = self._role_counts(ALLOCATED_STATUSES | S.SUCCEEDED, True)
+        return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items())
+
+    def check_task_pipelined(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        counts = self._role_counts(ALLOCATED_STATUSES | S.SUCCEEDED | S.PIPELINED, True)
+        return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items())
+
+    def need_continue_allocating(self) -> bool:
+        """NeedContinueAllocating (job_info.go:985-1047) for the default subjob."""
+        if self.min_available == len(self.tasks):
+            return False
+        if self.min_available >= len(self.tasks):
+            return False
+        if self.min_available < self.task_min_available_total:
+            failed_roles = {self.tasks[uid].role for uid in self.nodes_fit_errors if uid in self.tasks}
+            pending_ok = sum(1 for t in self.tasks_in(S.PENDING) if t.role not in failed_roles)
+            return self.ready_task_num() + pending_ok >= self.min_available
+        failed_roles = {self.tasks[uid].role for uid in self.nodes_fit_errors if uid in self.tasks}
+        counts = self._role_counts(ALLOCATED_STATUSES | S.SUCCEEDED, True)
+        for role in failed_roles:
+            need = self.task_min_available.get(role, 0)
+            if need > 0 and counts.get(role, 0) < need:
+                return False
+        return True
+
+    def task_has_fit_errors(self, task: Task) -> bool:
+        if not task.role:
+            return False
+        return any(self.tasks[uid].role == task.role for uid in self.nodes_fit_errors if uid in self.tasks)
+
+    def __repr__(self) -> str:
+        return f"Job({self.uid}, queue={self.queue}, phase={self.phase})"
+
+
+@dataclass(slots=True)
+class QueueSpec:
+    """A Queue object as the scheduler reads it (QueueInfo plus the spec fields plugins read)."""
+
+    name: str
+    weight: int = 1
+    priority: int = 0
+    parent: str = ""
+    state: str = "Open"
+    reclaimable: bool = True
+    capability: Resource | None = None
+    deserved: Resource | None = None
+    guarantee: Resource | None = None
+    creation: str = ""
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def uid(self) -> str:
+        return self.name
+
+    def is_open(self) -> bool:
+        return self.state == "Open"
+
+
+def sub_unchecked(left: Resource, rr: Resource) -> Resource:
+    """Sub without the assertion: node accounting may legitimately go negative on an over-committed
+    node, which Volcano only logs (node_info.go:318-339). Same nil-map rule as Resource.sub."""
+    left.cpu -= rr.cpu
+    left.memory -= rr.memory
+    s = left.scalars
+    if s is not None and rr.scalars:
+        for k, v in rr.scalars.items():
+            s[k] = s.get(k, 0.0) - v
+    return left
+
+
+class Node:
+    """A node's Volcano-side accounting (NodeInfo) plus the Kubernetes mirror's pod list."""
+
+    def __init__(self, name: str, labels: dict[str, str], allocatable: Resource,
+                 taints: list[dict[str, Any]], unschedulable: bool) -> None:
+        self.name = name
+        self.labels = labels
+        self.allocatable = allocatable
+        self.capacity = allocatable
+        self.taints = taints
+        self.unschedulable = unschedulable
+        self.idle = allocatable.clone()
+        self.used = Resource.empty()
+        self.releasing = Resource.empty()
+        self.pipelined = Resource.empty()
+        self.tasks: dict[str, Task] = {}
+        self.mirror: dict[str, Task] = {}
+
+    def max_task_num(self) -> int:
+        return self.allocatable.max_task_num
+
+    def future_idle(self) -> Resource:
+        return sub_unchecked(self.idle.clone().add(self.releasing), self.pipelined)
+
+    def _account(self, task: Task, sign: int) -> None:
+        req = task.resreq
+        status = task.status
+        if status == S.RELEASING:
+            if sign > 0:
+                sub_unchecked(self.idle, req)
+                self.releasing.add(req)
+                self.used.add(req)
+            else:
+                sub_unchecked(self.releasing, req)
+                self.idle.add(req)
+                sub_unchecked(self.used, req)
+        elif status == S.PIPELINED:
+            if sign > 0:
+                self.pipelined.add(req)
+            else:
+                sub_unchecked(self.pipelined, req)
+        elif sign > 0:
+            sub_unchecked(self.idle, req)
+            self.used.add(req)
+        else:
+            self.idle.add(req)
+            sub_unchecked(self.used, req)
+
+    def add_task(self, task: Task) -> None:
+        """NodeInfo.AddTask: store a clone keyed by namespace/name and account by status."""
+        if task.key in self.tasks:
+            raise ValueError(f"task {task.key} already on node {self.name}")
+        clone = task.clone()
+        self.tasks[task.key] = clone
+        self._account(clone, +1)
+
+    def remove_task(self, task: Task) -> None:
+        stored = self.tasks.pop(task.key, None)
+        if stored is not None:
+            self._account(stored, -1)
+
+    def update_task(self, task: Task) -> None:
+        self.remove_task(task)
+        self.add_task(task)
+
+    def __repr__(self) -> str:
+        return f"Node({self.name})"

@@ -1,0 +1,621 @@
+"""capacity: deserved / capability / guarantee per queue, flat or as a tree.
+
+pkg/scheduler/plugins/capacity/capacity.go at HEAD (spec queue-plugins §2-4). Every rule that says
+no also says why through `ssn.trace.because`, with the queue, the level, the dimensions and numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capacity.conf import get_int
+from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
+from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.plugins.base import Plugin
+from capacity.resources import (
+    INFINITY,
+    MAX_FLOAT,
+    SCALAR_INFINITY,
+    ZERO,
+    Resource,
+    exceeded_part,
+    intersection,
+    intersection_with_ignored_scalar_resources,
+    is_scalar_resource_name,
+    res_max,
+    share,
+)
+
+ROOT = "root"
+LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancestors' (Volcano HEAD)"
+
+
+class QueueAttr:
+    """capacity.go's queueAttr."""
+
+    __slots__ = ("name", "queue", "deserved", "allocated", "request", "elastic", "inqueue",
+                 "capability", "real_capability", "guarantee", "share", "children", "ancestors")
+
+    def __init__(self, queue: QueueSpec) -> None:
+        self.name = queue.name
+        self.queue = queue
+        self.deserved = queue.deserved.clone() if queue.deserved is not None else Resource.empty()
+        self.allocated = Resource.empty()
+        self.request = Resource.empty()
+        self.elastic = Resource.empty()
+        self.inqueue = Resource.empty()
+        self.capability = Resource.empty()
+        self.real_capability = Resource.empty()
+        self.guarantee = queue.guarantee.clone() if queue.guarantee is not None else Resource.empty()
+        self.share = 0.0
+        self.children: dict[str, QueueAttr] = {}
+        self.ancestors: list[QueueAttr] = []
+
+    def path(self) -> str:
+        return "/".join([a.name for a in self.ancestors] + [self.name])
+
+    def summary(self) -> dict[str, Any]:
+        from capacity.resources import to_dict
+        return {"deserved": to_dict(self.deserved), "allocated": to_dict(self.allocated),
+                "realCapability": to_dict(self.real_capability), "share": self.share,
+                "capability": to_dict(self.capability), "guarantee": to_dict(self.guarantee),
+                "inqueue": to_dict(self.inqueue), "elastic": to_dict(self.elastic),
+                "request": to_dict(self.request), "parent": self.ancestors[-1].name if self.ancestors else ""}
+
+
+def update_share(attr: QueueAttr) -> None:
+    """updateQueueAttrShare: best-effort queues (empty deserved) have share 1."""
+    d = attr.deserved
+    if d.is_empty():
+        attr.share = 1.0
+        return
+    res = 0.0
+    a = attr.allocated
+    for n in d.resource_names():
+        res = max(res, share(a.get(n), d.get(n)))
+    attr.share = res
+
+
+def compare_share(l: QueueAttr, r: QueueAttr) -> int:
+    """Share rule of the queue order: smaller share first, then deserved before best-effort."""
+    if l.share == r.share:
+        le, re_ = l.deserved.is_empty(), r.deserved.is_empty()
+        if not le and re_:
+            return -1
+        if le and not re_:
+            return 1
+        return 0
+    return -1 if l.share < r.share else 1
+
+
+def queue_level(l: QueueAttr, r: QueueAttr) -> int:
+    """getQueueLevel: index of the last common ancestor (0 when none)."""
+    level = 0
+    for i in range(min(len(l.ancestors), len(r.ancestors))):
+        if l.ancestors[i] is r.ancestors[i]:
+            level = i
+        else:
+            return level
+    return level
+
+
+def inqueue_resource(job: Job, allocated: Resource) -> Resource:
+    """GetInqueueResource (plugins/util/util.go:97): minResources minus what is already allocated."""
+    m = job.min_resources_or_empty()
+    res = Resource.empty()
+    if m.cpu - allocated.cpu > 0:
+        res.cpu = m.cpu - allocated.cpu
+    if m.memory - allocated.memory > 0:
+        res.memory = m.memory - allocated.memory
+    for k, v in (m.scalars or {}).items():
+        if k == "pods":
+            left = v - allocated.get("pods")
+            if left > 0:
+                res.add_scalar("pods", left)
+            continue
+        if k.startswith("count/") or not is_scalar_resource_name(k):
+            continue
+        if res.scalars is None:
+            res.scalars = {}
+        have = (allocated.scalars or {}).get(k)
+        if have is None:
+            res.scalars[k] = v
+        elif v - have > 0:
+            res.scalars[k] = v - have
+    return res
+
+
+def deduct_sch_gated(job: Job, r: Resource) -> Resource:
+    """DeductSchGatedResources: leave out what scheduling-gated tasks would need."""
+    gated = Resource.empty()
+    for t in job.tasks.values():
+        if t.sch_gated:
+            gated.add(t.resreq)
+    if gated.is_empty():
+        return r
+    out = r.clone()
+    out.cpu = max(out.cpu - gated.cpu, 0.0)
+    out.memory = max(out.memory - gated.memory, 0.0)
+    if out.scalars:
+        for k in list(out.scalars):
+            if gated.scalars and k in gated.scalars:
+                out.scalars[k] = max(out.scalars[k] - gated.scalars[k], 0.0)
+    return out
+
+
+def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
+    return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
+
+
+class CapacityPlugin(Plugin):
+    name = "capacity"
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.trace = ssn.trace
+        self.attrs: dict[str, QueueAttr] = {}
+        self.hierarchy = ssn.hierarchy_enabled(self.name)
+        level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
+        if warn:
+            ssn.notes.append(f"capacity: {warn}")
+        if level < 0:
+            ssn.notes.append("capacity: ancestorReclaimLevel is negative; Volcano uses 0")
+            level = 0
+        self.ancestor_level = level
+        self.total = ssn.total_resource
+        self.ready = True
+        self.not_ready_reason = ""
+        if self.hierarchy:
+            self._build_hierarchical()
+        else:
+            self._build_flat()
+            ssn.add_fn("queueOrder", self.name, self.queue_order)
+        ssn.add_fn("reclaimable", self.name, self.reclaimable)
+        ssn.add_fn("preemptive", self.name, self.preemptive)
+        ssn.add_fn("allocatable", self.name, self.allocatable)
+        ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
+        ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
+        ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+
+    # ---- attribute building ------------------------------------------------------------------
+    def _accumulate(self, attr: QueueAttr, job: Job) -> None:
+        """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job."""
+        for status, bucket in job.index.items():
+            if status & ALLOCATED_STATUSES:
+                for t in bucket.values():
+                    attr.allocated.add(t.resreq)
+                    attr.request.add(t.resreq)
+            elif status == TaskStatus.PENDING:
+                for t in bucket.values():
+                    attr.request.add(t.resreq)
+        if job.min_resources is not None:
+            if job.phase == PodGroupPhase.INQUEUE:
+                attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
+            elif job.phase == PodGroupPhase.RUNNING:
+                allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
+                if allocated_num >= job.min_available:
+                    attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
+        attr.elastic.add(job.elastic_resources())
+
+    def _build_flat(self) -> None:
+        ssn = self.ssn
+        total_guarantee = Resource.empty()
+        for q in ssn.queues.values():
+            if q.guarantee is not None:
+                total_guarantee.add(q.guarantee)
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                q = ssn.queues[job.queue]
+                attr = QueueAttr(q)
+                if q.capability is not None:
+                    attr.capability = q.capability.clone()
+                    if attr.capability.cpu <= 0:
+                        attr.capability.cpu = MAX_FLOAT
+                    if attr.capability.memory <= 0:
+                        attr.capability.memory = MAX_FLOAT
+                real = exceeded_part(self.total, total_guarantee).add(attr.guarantee)
+                if q.capability is not None:
+                    real.min_dimension_resource(attr.capability, INFINITY)
+                attr.real_capability = real
+                self.attrs[q.name] = attr
+            self._accumulate(attr, job)
+        for attr in self.attrs.values():
+            attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
+            attr.deserved = res_max(attr.deserved, attr.guarantee)
+            update_share(attr)
+
+    def _build_hierarchical(self) -> None:
+        ssn = self.ssn
+        self.ssn.add_fn("queueOrder", self.name, self.queue_order)
+        self.ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
+        for name in sorted(ssn.queues):
+            attr = QueueAttr(ssn.queues[name])
+            if ssn.queues[name].capability is not None:
+                attr.capability = ssn.queues[name].capability.clone()
+            self.attrs[name] = attr
+        for name in sorted(self.attrs):
+            if name == ROOT:
+                continue
+            parent = ssn.queues[name].parent or ROOT
+            if parent not in self.attrs:
+                return self._stall(f"queue {name} names parent {parent!r}, which does not exist",
+                                   f"Queue/{name}", "spec.parent")
+            self.attrs[parent].children[name] = self.attrs[name]
+        for attr in self.attrs.values():
+            chain = []
+            cur = ssn.queues[attr.name].parent or ROOT if attr.name != ROOT else ""
+            while cur:
+                chain.append(self.attrs[cur])
+                cur = (ssn.queues[cur].parent or ROOT) if cur != ROOT else ""
+            attr.ancestors = list(reversed(chain))
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                continue
+            if attr.children:
+                return self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
+                                   "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
+            before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
+            self._accumulate(attr, job)
+            deltas = (attr.allocated.clone().add(_neg(before[0])), attr.request.clone().add(_neg(before[1])),
+                      attr.inqueue.clone().add(_neg(before[2])), attr.elastic.clone().add(_neg(before[3])))
+            for anc in attr.ancestors:
+                anc.allocated.add(deltas[0])
+                anc.request.add(deltas[1])
+                anc.inqueue.add(deltas[2])
+                anc.elastic.add(deltas[3])
+        root = self.attrs.get(ROOT)
+        if root is None:
+            return self._stall("there is no root queue (Volcano's scheduler creates one at start-up; "
+                               "this snapshot has none)", "Queue/root", "")
+        if ssn.options.seed004_root_init:
+            if root.capability.is_empty():
+                root.capability = self.total.clone()
+            if root.deserved.is_empty():
+                root.deserved = self.total.clone()
+            root.real_capability = self.total.clone()
+        else:
+            if root.capability.is_empty():
+                inf = Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(self.total.scalars or {}, SCALAR_INFINITY))
+                root.capability = inf
+            root.real_capability = root.capability
+        self._check_hierarchical(root)
+        for attr in self.attrs.values():
+            update_share(attr)
+
+    def _check_hierarchical(self, parent: QueueAttr) -> None:
+        sum_d = Resource.empty()
+        sum_g = Resource.empty()
+        pcap = parent.capability
+        for name in sorted(parent.children):
+            c = parent.children[name]
+            if not self.ssn.options.seed004_root_init:
+                c.deserved = res_max(c.deserved, c.guarantee)
+            sum_d.add(c.deserved)
+            sum_g.add(c.guarantee)
+            if c.capability.cpu <= 0:
+                c.capability.cpu = pcap.cpu
+            if c.capability.memory <= 0:
+                c.capability.memory = pcap.memory
+            if pcap.scalars is not None:
+                for k, v in pcap.scalars.items():
+                    if c.capability.scalars is None or k not in c.capability.scalars:
+                        c.capability.set_scalar(k, v)
+            over, names = c.capability.greater_partly(pcap, INFINITY)
+            if over:
+                self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
+                                      f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
+        if parent.name == ROOT and not self.ssn.options.seed004_root_init:
+            parent.guarantee = sum_g
+            parent.deserved = sum_d
+        for name in sorted(parent.children):
+            c = parent.children[name]
+            real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
+            real.min_dimension_resource(c.capability, INFINITY)
+            c.real_capability = real
+        if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
+            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does "
+                                  "(Volcano only logs this)")
+        if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
+            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does "
+                                  "(Volcano only logs this)")
+        for name in sorted(parent.children):
+            self._check_hierarchical(parent.children[name])
+
+    def _stall(self, why: str, obj: str, fld: str) -> None:
+        self.ready = False
+        self.not_ready_reason = why
+        self.ssn.notes.append(f"capacity: readyToSchedule=false: {why}; capacity refuses every "
+                              f"allocation, enqueue and reclaim this cycle ({obj} {fld})".strip())
+
+    # ---- order ---------------------------------------------------------------------------------
+    def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
+        if l.priority != r.priority:
+            return -1 if l.priority > r.priority else 1
+        la = self.attrs.get(l.name)
+        ra = self.attrs.get(r.name)
+        if la is None or ra is None:
+            return 0
+        if not self.hierarchy:
+            return compare_share(la, ra)
+        lleaf, rleaf = not la.children, not ra.children
+        if lleaf != rleaf:
+            return -1 if lleaf else 1
+        if not lleaf:
+            return compare_share(la, ra)
+        level = queue_level(la, ra)
+        lq = la.ancestors[level + 1] if level + 1 < len(la.ancestors) else la
+        rq = ra.ancestors[level + 1] if level + 1 < len(ra.ancestors) else ra
+        return compare_share(lq, rq)
+
+    def victim_queue_order(self, l: QueueSpec, r: QueueSpec, preemptor: QueueSpec) -> int:
+        la, ra, pa = self.attrs.get(l.name), self.attrs.get(r.name), self.attrs.get(preemptor.name)
+        if la is None or ra is None or pa is None:
+            return 0
+        ll, rl = queue_level(la, pa), queue_level(ra, pa)
+        if ll == rl:
+            return 0
+        return -1 if ll > rl else 1
+
+    # ---- checks --------------------------------------------------------------------------------
+    def _path(self, attr: QueueAttr) -> list[QueueAttr]:
+        """The queues a hierarchical check walks: the leaf, then its parent, up to root."""
+        if not self.hierarchy:
+            return [attr]
+        return [attr, *reversed(attr.ancestors)]
+
+    def _common_refusal(self, queue: QueueSpec, attr: QueueAttr | None, subject: str) -> str | None:
+        if not queue.is_open():
+            return f"queue {queue.name} is {queue.state or 'not Open'} (state must be Open)"
+        if not self.ready:
+            return f"capacity is not ready to schedule: {self.not_ready_reason}"
+        if attr is None:
+            return f"queue {queue.name} has no capacity attributes"
+        if self.hierarchy and attr.children:
+            return f"queue {queue.name} is not a leaf queue"
+        return None
+
+    def allocatable(self, queue: QueueSpec, task: Task) -> bool:
+        attr = self.attrs.get(queue.name)
+        why = self._common_refusal(queue, attr, task.key)
+        if why is not None:
+            self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
+            return False
+        assert attr is not None
+        path = [attr] if self.ssn.options.leaf_only_allocatable else self._path(attr)
+        req = task.resreq
+        for a in path:
+            future = a.allocated.clone().add(req)
+            ok, failed = future.less_equal_with_dimension_and_resources_name(a.real_capability, req)
+            if not ok:
+                if self.trace.enabled:
+                    self.trace.because(
+                        self.name, "realCapability",
+                        f"queue {a.name} would exceed its realCapability on {', '.join(failed)} at level "
+                        f"{a.path()}", queue=a.name, level=a.path(), dimensions=failed,
+                        allocated=_fmt(a.allocated, failed), request=_fmt(req, failed),
+                        realCapability=_fmt(a.real_capability, failed))
+                return False
+        if self.trace.enabled:
+            self.trace.because(self.name, "realCapability", f"fits the realCapability of "
+                               f"{', '.join(a.name for a in path)}", queues=[a.name for a in path])
+        return True
+
+    def job_enqueueable(self, job: Job) -> int:
+        queue = self.ssn.queues[job.queue]
+        attr = self.attrs.get(job.queue)
+        why = self._common_refusal(queue, attr, job.uid)
+        if why is not None:
+            self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
+            return REJECT
+        assert attr is not None
+        if job.min_resources is None:
+            self.trace.because(self.name, "noMinResources", "the job sets no minResources")
+            return PERMIT
+        min_req = job.min_resources
+        for a in self._path(attr):
+            r = min_req.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
+            ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
+            if not ok:
+                if self.trace.enabled:
+                    self.trace.because(
+                        self.name, "enqueueRealCapability",
+                        f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
+                        f"exceeds the realCapability of {a.path()} on {', '.join(failed)}",
+                        queue=a.name, dimensions=failed, minResources=_fmt(min_req, failed),
+                        allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
+                        elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
+                return REJECT
+        self.trace.because(self.name, "enqueueRealCapability", "minResources fit the realCapability")
+        return PERMIT
+
+    def job_enqueued(self, job: Job) -> None:
+        if job.min_resources is None:
+            return
+        attr = self.attrs.get(job.queue)
+        if attr is None:
+            return
+        add = deduct_sch_gated(job, job.min_resources)
+        attr.inqueue.add(add)
+        if self.hierarchy:
+            for anc in attr.ancestors:
+                anc.inqueue.add(add)
+
+    def preemptive(self, queue: QueueSpec, tasks: list[Task]) -> bool:
+        attr = self.attrs.get(queue.name)
+        if not self.ready:
+            self.trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
+            return False
+        if not queue.is_open():
+            self.trace.because(self.name, "queueState", f"queue {queue.name} is not Open")
+            return False
+        if attr is None:
+            return False
+        total_req = Resource.empty()
+        for t in tasks:
+            total_req.add(t.resreq)
+        future = attr.allocated.clone().add(total_req)
+        ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
+        if not ok:
+            if self.trace.enabled:
+                self.trace.because(self.name, "reclaimerRealCapability",
+                                   f"queue {queue.name} would exceed its realCapability on {', '.join(failed)}",
+                                   quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
+                                   queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
+                                   request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
+            return False
+        ok, dims = future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, total_req)
+        if ok:
+            self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
+                               f"on {', '.join(dims)}", queue=queue.name, dimensions=dims)
+            return True
+        if self.hierarchy and self.ancestor_level > 0:
+            for d in range(1, self.ancestor_level + 1):
+                anc = _ancestor_at_depth(attr, d)
+                if anc is None or anc.name == ROOT:
+                    continue
+                f2 = anc.allocated.clone().add(total_req)
+                ok, dims = f2.less_equal_partly_with_dimension_zero_filtered(anc.deserved, total_req)
+                if ok:
+                    self.trace.because(self.name, "ancestorUnderDeserved",
+                                       f"ancestor {anc.name} (depth {d}) stays within its deserved on "
+                                       f"{', '.join(dims)}", queue=anc.name, depth=d, dimensions=dims)
+                    return True
+        self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
+                           "every requested dimension", queue=queue.name,
+                           allocated=_fmt(future, ["cpu", "memory"]), deserved=_fmt(attr.deserved, ["cpu", "memory"]))
+        return False
+
+    def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
+        ssn = self.ssn
+        trace = self.trace
+        if not self.ready:
+            trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
+            return [], REJECT
+        rjob = ssn.jobs.get(reclaimer.job)
+        rattr = self.attrs.get(rjob.queue) if rjob is not None else None
+        if rattr is None:
+            return [], REJECT
+        level = self.ancestor_level if self.hierarchy else 0
+        allocations: dict[str, Resource] = {}
+        victims: list[Task] = []
+        for t in ssn.victims_in_order(reclaimees, reclaimer):
+            job = ssn.jobs.get(t.job)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if attr is None:
+                continue
+            if not intersection_with_ignored_scalar_resources(t.resreq, reclaimer.init_resreq):
+                trace.because(self.name, "noSharedDimension", f"{t.key} kept: it uses no resource "
+                              f"{reclaimer.key} requests", task=t.key)
+                continue
+            allocated = allocations.get(attr.name)
+            if allocated is None:
+                allocated = allocations[attr.name] = attr.allocated.clone()
+            from capacity.model import sub_unchecked
+            left = sub_unchecked(allocated.clone(), t.resreq)
+            if not attr.guarantee.less_equal(left, ZERO):
+                trace.because(self.name, "guarantee", f"{t.key} kept: queue {attr.name} would fall below "
+                              "its guarantee", task=t.key, queue=attr.name)
+                continue
+            immediate = not intersection(t.resreq, attr.deserved)
+            if immediate:
+                if (level > 0 and _shares_ancestor(rattr, attr, level)
+                        and not intersection(reclaimer.resreq, rattr.deserved)):
+                    trace.because(self.name, "noRealContention", f"{t.key} kept: reclaimer and victim share "
+                                  "an ancestor and the reclaimer's queue deserves none of what it asks")
+                    continue
+            else:
+                over, dims = allocated.greater_partly_with_relevant_dimensions(attr.deserved, t.resreq)
+                if not over:
+                    trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is not above "
+                                  "its deserved on any dimension the pod uses", task=t.key, queue=attr.name)
+                    continue
+            checked: list[QueueAttr] = []
+            blocked = False
+            for d in range(1, level + 1):
+                anc = _reclaimee_ancestor_to_check(rattr, attr, d)
+                if anc is None:
+                    continue
+                if not intersection(t.resreq, anc.deserved):
+                    continue
+                aalloc = allocations.get(anc.name)
+                if aalloc is None:
+                    aalloc = allocations[anc.name] = anc.allocated.clone()
+                over, _ = aalloc.greater_partly_with_relevant_dimensions(anc.deserved, t.resreq)
+                if not over:
+                    trace.because(self.name, "ancestorNotOverDeserved", f"{t.key} kept: ancestor {anc.name} "
+                                  f"(depth {d}) is not above its deserved", task=t.key, queue=anc.name, depth=d)
+                    blocked = True
+                    break
+                checked.append(anc)
+            if blocked:
+                continue
+            allocated.sub(t.resreq)
+            for anc in checked:
+                allocations[anc.name].sub(t.resreq)
+            trace.because(self.name, "immediateVictim" if immediate else "overDeserved",
+                          f"{t.key} may go: " + ("it uses nothing its queue deserves" if immediate else
+                                                 f"queue {attr.name} is above its deserved"), task=t.key)
+            victims.append(t)
+        return victims, PERMIT
+
+    # ---- events --------------------------------------------------------------------------------
+    def _on_allocate(self, task: Task) -> None:
+        job = self.ssn.jobs.get(task.job)
+        attr = self.attrs.get(job.queue) if job is not None else None
+        if attr is None:
+            return
+        attr.allocated.add(task.resreq)
+        update_share(attr)
+        if self.hierarchy:
+            for anc in attr.ancestors:
+                anc.allocated.add(task.resreq)
+
+    def _on_deallocate(self, task: Task) -> None:
+        job = self.ssn.jobs.get(task.job)
+        attr = self.attrs.get(job.queue) if job is not None else None
+        if attr is None:
+            return
+        attr.allocated.sub(task.resreq)
+        update_share(attr)
+        if self.hierarchy:
+            for anc in attr.ancestors:
+                anc.allocated.sub(task.resreq)
+
+    def on_session_close(self, ssn: Session) -> None:
+        for name, attr in self.attrs.items():
+            ssn.result.queues[name] = attr.summary()
+
+
+def _neg(r: Resource) -> Resource:
+    out = Resource(-r.cpu, -r.memory, None if r.scalars is None else {k: -v for k, v in r.scalars.items()})
+    return out
+
+
+def _ancestor_at_depth(attr: QueueAttr, d: int) -> QueueAttr | None:
+    n = len(attr.ancestors)
+    if 1 <= d <= n:
+        return attr.ancestors[n - d]
+    return None
+
+
+def _shares_ancestor(a: QueueAttr, b: QueueAttr, level: int) -> bool:
+    def within(q: QueueAttr) -> set[str]:
+        out = set()
+        for d in range(1, level + 1):
+            anc = _ancestor_at_depth(q, d)
+            if anc is not None and anc.name != ROOT:
+                out.add(anc.name)
+        return out
+    return bool(within(a) & within(b))
+
+
+def _reclaimee_ancestor_to_check(reclaimer: QueueAttr, reclaimee: QueueAttr, d: int) -> QueueAttr | None:
+    anc = _ancestor_at_depth(reclaimee, d)
+    if anc is None or anc.name == ROOT:
+        return None
+    mine = _ancestor_at_depth(reclaimer, d)
+    if mine is not None and mine.name == anc.name:
+        return None
+    return anc

@@ -1,0 +1,88 @@
+"""gang: all-or-nothing jobs (pkg/scheduler/plugins/gang/gang.go; spec actions-framework §9.1)."""
+
+from __future__ import annotations
+
+from capacity.framework.session import PERMIT, REJECT, Session
+from capacity.model import Job, Task
+from capacity.plugins.base import Plugin
+
+
+class GangPlugin(Plugin):
+    name = "gang"
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        ssn.add_fn("jobValid", self.name, self.job_valid)
+        ssn.add_fn("preemptable", self.name, self.victims)
+        ssn.add_fn("reclaimable", self.name, self.victims)
+        ssn.add_fn("jobOrder", self.name, self.job_order)
+        ssn.add_fn("jobReady", self.name, self.job_ready)
+        ssn.add_fn("jobPipelined", self.name, self.job_pipelined)
+        ssn.add_fn("jobStarving", self.name, self.job_starving)
+
+    def job_valid(self, job: Job) -> tuple[bool, str]:
+        if not job.check_task_valid():
+            return False, "NotEnoughPodsOfTask: not enough valid pods of each task for gang-scheduling"
+        vtn = job.valid_task_num()
+        if vtn < job.min_available:
+            return False, f"NotEnoughPods: not enough valid tasks for gang-scheduling, valid: {vtn}, " \
+                          f"min: {job.min_available}"
+        return True, ""
+
+    def victims(self, preemptor: Task, preemptees: list[Task]) -> tuple[list[Task], int]:
+        """Only a job's surplus above minAvailable may go; the first candidates seen take it."""
+        occupied: dict[str, int] = {}
+        victims: list[Task] = []
+        trace = self.ssn.trace
+        for t in preemptees:
+            job = self.ssn.jobs[t.job]
+            if job.uid not in occupied:
+                occupied[job.uid] = job.ready_task_num()
+            if occupied[job.uid] > job.min_available:
+                occupied[job.uid] -= 1
+                victims.append(t)
+            elif trace.enabled:
+                trace.because(self.name, "gangMinAvailable",
+                              f"{t.key} kept: job {job.uid} would fall below minAvailable "
+                              f"{job.min_available}", task=t.key, ready=occupied[job.uid],
+                              minAvailable=job.min_available)
+        return victims, PERMIT
+
+    def job_order(self, l: Job, r: Job) -> int:
+        lr, rr = l.is_ready(), r.is_ready()
+        if lr == rr:
+            return 0
+        return 1 if lr else -1
+
+    def job_ready(self, job: Job) -> bool:
+        return job.check_task_ready() and job.is_ready()
+
+    def job_pipelined(self, job: Job) -> int:
+        if job.check_task_pipelined() and job.is_pipelined():
+            return PERMIT
+        return REJECT
+
+    def job_starving(self, job: Job) -> bool:
+        return job.is_starving()
+
+    def on_session_close(self, ssn: Session) -> None:
+        """Unschedulable or Scheduled condition per job with tasks (gang.go:229-321)."""
+        for job in ssn.jobs.values():
+            if not job.tasks:
+                continue
+            if not job.is_ready():
+                from capacity.model import TaskStatus
+                releasing = job.releasing_scheduled_task_num()
+                if (releasing > 0 and job.count(TaskStatus.PENDING) == 0
+                        and job.count(TaskStatus.PIPELINED) == 0
+                        and job.scheduled_task_num() + releasing >= job.min_available):
+                    continue
+                schedulable = job.ready_task_num()
+                job.unschedulable_this_session = True
+                job.conditions["Unschedulable"] = {
+                    "status": "True",
+                    "message": f"{job.min_available - schedulable}/{len(job.tasks)} tasks in gang "
+                               "unschedulable",
+                }
+            else:
+                job.conditions["Scheduled"] = {"status": "True"}

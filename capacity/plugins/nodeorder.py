@@ -1,0 +1,105 @@
+"""nodeorder: the node scores that differ between ordinary nodes (spec actions-framework §8.3).
+
+LeastAllocated and BalancedAllocation, computed on the Kubernetes mirror of each node exactly as
+kube-scheduler does (integer arithmetic where it uses integers), each times its configured weight.
+"""
+
+from __future__ import annotations
+
+from capacity.framework.session import Session
+from capacity.model import Node, Task
+from capacity.plugins.base import Plugin
+
+DEFAULT_MILLI_CPU = 100.0
+DEFAULT_MEMORY = 200.0 * 1024 * 1024
+GPU = "nvidia.com/gpu"
+
+
+def _nonzero(task: Task) -> tuple[float, float]:
+    r = task.resreq
+    return (r.cpu if r.cpu > 0 else DEFAULT_MILLI_CPU, r.memory if r.memory > 0 else DEFAULT_MEMORY)
+
+
+class NodeOrderPlugin(Plugin):
+    name = "nodeorder"
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        w = self.args
+        self.least_weight = _weight(w, "leastrequested.weight", 1)
+        self.most_weight = _weight(w, "mostrequested.weight", 0)
+        self.balanced_weight = _weight(w, "balancedresource.weight", 1)
+        ssn.add_fn("nodeOrder", self.name, self.score)
+
+    def score(self, task: Task, node: Node) -> float:
+        total = 0.0
+        if self.least_weight:
+            total += self.least_allocated(task, node) * self.least_weight
+        if self.most_weight:
+            total += self.most_allocated(task, node) * self.most_weight
+        if self.balanced_weight:
+            total += self.balanced(task, node) * self.balanced_weight
+        return total
+
+    def _requested(self, task: Task, node: Node) -> tuple[float, float]:
+        cpu, mem = _nonzero(task)
+        for t in node.mirror.values():
+            c, m = _nonzero(t)
+            cpu += c
+            mem += m
+        return cpu, mem
+
+    def least_allocated(self, task: Task, node: Node) -> int:
+        cpu, mem = self._requested(task, node)
+        score = 0
+        weight = 0
+        for alloc, req in ((node.allocatable.cpu, cpu), (node.allocatable.memory, mem)):
+            if alloc <= 0:
+                continue
+            weight += 50
+            if req <= alloc:
+                score += 50 * (int(alloc - req) * 100 // int(alloc))
+        return score // weight if weight else 0
+
+    def most_allocated(self, task: Task, node: Node) -> int:
+        cpu, mem = self._requested(task, node)
+        score = 0
+        weight = 0
+        for alloc, req in ((node.allocatable.cpu, cpu), (node.allocatable.memory, mem)):
+            if alloc <= 0:
+                continue
+            weight += 50
+            score += 50 * (int(min(req, alloc)) * 100 // int(alloc))
+        return score // weight if weight else 0
+
+    def balanced(self, task: Task, node: Node) -> int:
+        r = task.resreq
+        req_gpu = r.get(GPU)
+        if r.cpu == 0 and r.memory == 0 and req_gpu == 0:
+            return 0
+        fractions = []
+        for name in ("cpu", "memory", GPU):
+            if name == GPU:
+                if req_gpu == 0 or node.allocatable.get(GPU) <= 0:
+                    continue
+                alloc = node.allocatable.get(GPU)
+                used = sum(t.resreq.get(GPU) for t in node.mirror.values()) + req_gpu
+            else:
+                alloc = getattr(node.allocatable, name)
+                if alloc <= 0:
+                    continue
+                used = sum(getattr(t.resreq, name) for t in node.mirror.values()) + getattr(r, name)
+            fractions.append(min(1.0, used / alloc))
+        if len(fractions) == 2:
+            std = abs(fractions[0] - fractions[1]) / 2
+        elif len(fractions) > 2:
+            mean = sum(fractions) / len(fractions)
+            std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+        else:
+            std = 0.0
+        return int((1 - std) * 100)
+
+
+def _weight(args: dict, key: str, default: int) -> int:
+    v = args.get(key)
+    return v if isinstance(v, int) and not isinstance(v, bool) else default

@@ -1,0 +1,49 @@
+"""priority: task and job order by priority; preemption only of lower priority (spec §9.2)."""
+
+from __future__ import annotations
+
+from capacity.framework.session import PERMIT, Session
+from capacity.model import Job, Task
+from capacity.plugins.base import Plugin
+
+
+def _cmp_desc(l: int, r: int) -> int:
+    if l == r:
+        return 0
+    return -1 if l > r else 1
+
+
+class PriorityPlugin(Plugin):
+    name = "priority"
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        ssn.add_fn("taskOrder", self.name, lambda l, r: _cmp_desc(l.priority, r.priority))
+        ssn.add_fn("jobOrder", self.name, lambda l, r: _cmp_desc(l.priority, r.priority))
+        ssn.add_fn("preemptable", self.name, self.preemptable)
+        ssn.add_fn("jobStarving", self.name, self.job_starving)
+
+    def preemptable(self, preemptor: Task, preemptees: list[Task]) -> tuple[list[Task], int]:
+        pjob = self.ssn.jobs[preemptor.job]
+        trace = self.ssn.trace
+        victims = []
+        for t in preemptees:
+            job = self.ssn.jobs[t.job]
+            if job.uid != pjob.uid:
+                if job.priority >= pjob.priority:
+                    if trace.enabled:
+                        trace.because(self.name, "jobPriority", f"{t.key} kept: its job priority "
+                                      f"{job.priority} is not below the preemptor's {pjob.priority}",
+                                      task=t.key, victimJobPriority=job.priority, preemptorJobPriority=pjob.priority)
+                    continue
+            elif t.priority >= preemptor.priority:
+                if trace.enabled:
+                    trace.because(self.name, "taskPriority", f"{t.key} kept: its task priority "
+                                  f"{t.priority} is not below the preemptor's {preemptor.priority}",
+                                  task=t.key, victimPriority=t.priority, preemptorPriority=preemptor.priority)
+                continue
+            victims.append(t)
+        return victims, PERMIT
+
+    def job_starving(self, job: Job) -> bool:
+        return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)

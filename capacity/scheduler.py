@@ -1,0 +1,109 @@
+"""One scheduling cycle end to end: open a session, run the actions, close, write back.
+
+This is Volcano's runOnce (scheduler.go:124-153) plus the part of the API server and kubelet that a
+snapshot-to-snapshot simulator needs: binds land on pods, evictions mark pods terminating, PodGroup
+phases persist (spec actions-framework §11).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from capacity.cluster import Cluster
+from capacity.framework.session import CycleResult, Session, SessionOptions
+from capacity.plugins import REGISTRY
+from capacity.trace import Trace
+
+ACTIONS = ("enqueue", "allocate", "backfill", "reclaim", "preempt")
+
+
+def open_session(cluster: Cluster, trace: Trace | None = None,
+                 options: SessionOptions | None = None) -> Session:
+    ssn = Session(cluster, trace=trace, options=options)
+    ssn.trace.action = "open"
+    for tier in ssn.conf.tiers:
+        for opt in tier:
+            cls = REGISTRY.get(opt.name)
+            if cls is None:
+                continue
+            plugin = cls(opt)
+            ssn.plugins[opt.name] = plugin
+            plugin.on_session_open(ssn)
+    return ssn
+
+
+def run_actions(ssn: Session) -> None:
+    for name in ssn.conf.actions:
+        if name not in ACTIONS:
+            continue
+        ssn.trace.action = name
+        module = importlib.import_module(f"capacity.actions.{name}")
+        module.execute(ssn)
+    ssn.trace.action = "close"
+
+
+def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOptions | None = None,
+              write_back: bool = True) -> CycleResult:
+    """Run one cycle on `cluster`; with write_back the cluster moves to the next cycle's state."""
+    ssn = open_session(cluster, trace, options)
+    run_actions(ssn)
+    result = ssn.close()
+    if write_back:
+        apply_cycle(cluster, result)
+    return result
+
+
+def apply_cycle(cluster: Cluster, result: CycleResult) -> None:
+    """What the API server and kubelet do between two cycles, in the simplest faithful form.
+
+    Pods terminating since the last cycle are gone; bound pods start running; evicted pods become
+    terminating (Releasing) for one cycle; PodGroup phases and nominated nodes persist.
+    """
+    for key in [k for k, p in cluster.pods.items() if p.deleting]:
+        del cluster.pods[key]
+    for key, node in result.binds.items():
+        pod = cluster.pods.get(key)
+        if pod is not None:
+            pod.node_name = node
+            pod.phase = "Running"
+    for key in result.evicted:
+        pod = cluster.pods.get(key)
+        if pod is not None:
+            pod.deleting = True
+    for key, node in result.nominated.items():
+        pod = cluster.pods.get(key)
+        if pod is not None:
+            pod.nominated_node = node
+    for uid, phase in result.podgroup_phases.items():
+        pg = cluster.podgroups.get(uid)
+        if pg is not None:
+            pg.phase = phase
+
+
+@dataclass
+class RunResult:
+    """Several cycles: binds and evictions accumulate, the rest is the last cycle's."""
+
+    cycles: list[CycleResult] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        binds: dict[str, str] = {}
+        evicted: list[str] = []
+        for c in self.cycles:
+            binds.update(c.binds)
+            evicted.extend(k for k in c.evicted if k not in evicted)
+        last = self.cycles[-1] if self.cycles else CycleResult()
+        return {"binds": binds, "evicted": evicted, "pipelined": last.pipelined,
+                "podgroupPhases": last.podgroup_phases, "queues": last.queues}
+
+
+def simulate(cluster: Cluster, cycles: int = 1, trace: Trace | None = None,
+             options: SessionOptions | None = None) -> RunResult:
+    run = RunResult()
+    for i in range(cycles):
+        if trace is not None:
+            trace.cycle = i + 1
+        run.cycles.append(run_cycle(cluster, trace, options))
+    return run

@@ -1,0 +1,101 @@
+"""Decision records, written by the code that decides.
+
+Plugins explain a verdict with `Trace.because(...)` right before returning it; the session's
+combinator that asked them then files the verdict together with that reason (`Trace.vote`). Actions
+file their own outcomes (bind, pipeline, evict, skip). So the explanation and the decision come from
+one place and cannot drift apart. With tracing off every call is a cheap no-op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class Reason:
+    """Why a plugin answered as it did: a sentence plus the numbers, for people and programs."""
+
+    plugin: str
+    rule: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+    quirk: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"plugin": self.plugin, "rule": self.rule, "text": self.text}
+        if self.values:
+            d["values"] = self.values
+        if self.quirk:
+            d["quirk"] = self.quirk
+        return d
+
+
+@dataclass(slots=True)
+class Record:
+    """One decision step: an extension-point vote or an action outcome."""
+
+    cycle: int
+    action: str
+    kind: str
+    subject: str
+    verdict: Any
+    plugin: str = ""
+    reasons: list[Reason] = field(default_factory=list)
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"cycle": self.cycle, "action": self.action, "kind": self.kind,
+                             "subject": self.subject, "verdict": _jsonable(self.verdict)}
+        if self.plugin:
+            d["plugin"] = self.plugin
+        if self.reasons:
+            d["reasons"] = [r.as_dict() for r in self.reasons]
+        if self.detail:
+            d["detail"] = {k: _jsonable(v) for k, v in self.detail.items()}
+        return d
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, bool | int | float | str) or v is None:
+        return v
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple | set):
+        return [_jsonable(x) for x in v]
+    return str(v)
+
+
+class Trace:
+    """Collects Records for all cycles of a run."""
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.records: list[Record] = []
+        self.cycle = 0
+        self.action = ""
+        self._pending: list[Reason] = []
+
+    def because(self, plugin: str, rule: str, text: str, quirk: str = "", **values: Any) -> None:
+        """A plugin's reason for the verdict it is about to return."""
+        if self.enabled:
+            self._pending.append(Reason(plugin, rule, text, values, quirk))
+
+    def take(self) -> list[Reason]:
+        pending = self._pending
+        self._pending = []
+        return pending
+
+    def vote(self, kind: str, subject: str, plugin: str, verdict: Any) -> None:
+        """File an extension-point answer with the reasons the plugin gave for it."""
+        if self.enabled:
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take()))
+
+    def event(self, kind: str, subject: str, verdict: Any = True, **detail: Any) -> None:
+        """File an action outcome (bind, evict, pipeline, skip, phase ...)."""
+        if self.enabled:
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", self.take(),
+                                       detail))
+
+    def for_subject(self, subject: str) -> list[Record]:
+        return [r for r in self.records if r.subject == subject]
