@@ -314,18 +314,6 @@ class QueueSpec:
         return self.state == "Open"
 
 
-def sub_unchecked(left: Resource, rr: Resource) -> Resource:
-    """Sub without the assertion: node accounting may legitimately go negative on an over-committed
-    node, which Volcano only logs (node_info.go:318-339). Same nil-map rule as Resource.sub."""
-    left.cpu -= rr.cpu
-    left.memory -= rr.memory
-    s = left.scalars
-    if s is not None and rr.scalars:
-        for k, v in rr.scalars.items():
-            s[k] = s.get(k, 0.0) - v
-    return left
-
-
 class Node:
     """A node's Volcano-side accounting (NodeInfo) plus the Kubernetes mirror's pod list."""
 
@@ -348,31 +336,31 @@ class Node:
         return self.allocatable.max_task_num
 
     def future_idle(self) -> Resource:
-        return sub_unchecked(self.idle.clone().add(self.releasing), self.pipelined)
+        return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
 
     def _account(self, task: Task, sign: int) -> None:
         req = task.resreq
         status = task.status
         if status == S.RELEASING:
             if sign > 0:
-                sub_unchecked(self.idle, req)
+                self.idle.sub_without_assert(req)
                 self.releasing.add(req)
                 self.used.add(req)
             else:
-                sub_unchecked(self.releasing, req)
+                self.releasing.sub_without_assert(req)
                 self.idle.add(req)
-                sub_unchecked(self.used, req)
+                self.used.sub_without_assert(req)
         elif status == S.PIPELINED:
             if sign > 0:
                 self.pipelined.add(req)
             else:
-                sub_unchecked(self.pipelined, req)
+                self.pipelined.sub_without_assert(req)
         elif sign > 0:
-            sub_unchecked(self.idle, req)
+            self.idle.sub_without_assert(req)
             self.used.add(req)
         else:
             self.idle.add(req)
-            sub_unchecked(self.used, req)
+            self.used.sub_without_assert(req)
 
     def add_task(self, task: Task) -> None:
         """NodeInfo.AddTask: store a clone keyed by namespace/name and account by status."""

@@ -209,6 +209,7 @@ def milli_value(q: Decimal | int) -> int:
 # --- Rendering for humans -----------------------------------------------------------------------
 
 _MAX_FLOAT = sys.float_info.max
+_SCALAR_INFINITY = float(2**63 - 1)
 _BINARY_RENDER = (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 _DECIMAL_RENDER = (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3))
 
@@ -265,6 +266,8 @@ def format_resource_value(name: str, amount: float) -> str:
     cpu is milli-cores, memory bytes, ``pods`` a plain count, ``ephemeral-storage`` and
     ``hugepages-*`` milli-bytes, every other scalar milli-units (spec 1.2).
     """
+    if amount >= _SCALAR_INFINITY:
+        return "∞"  # Volcano's "unlimited": MaxFloat64 for cpu/memory, MaxInt64 for scalars (spec 3.3)
     if name == "cpu":
         return format_milli_cpu(amount)
     if name == "memory":

@@ -216,9 +216,6 @@ class Resource:
                 s[k] = s.get(k, 0.0) - v
         return self
 
-    sub_unchecked = sub_without_assert
-    """Alias of ``sub_without_assert`` used by ``capacity.model`` node accounting."""
-
     def multi(self, ratio: float) -> Resource:
         """``Multi(ratio)``: scale cpu, memory and every scalar in place."""
         self.cpu *= ratio

@@ -512,8 +512,7 @@ class CapacityPlugin(Plugin):
             allocated = allocations.get(attr.name)
             if allocated is None:
                 allocated = allocations[attr.name] = attr.allocated.clone()
-            from capacity.model import sub_unchecked
-            left = sub_unchecked(allocated.clone(), t.resreq)
+            left = allocated.clone().sub_without_assert(t.resreq)
             if not attr.guarantee.less_equal(left, ZERO):
                 trace.because(self.name, "guarantee", f"{t.key} kept: queue {attr.name} would fall below "
                               "its guarantee", task=t.key, queue=attr.name)

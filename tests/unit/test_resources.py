@@ -147,7 +147,8 @@ def test_B5_with_dimension_has_no_epsilon() -> None:
     assert R(1000).less_equal_with_dimension_and_resources_name(R(1000), R(1)) == (True, [])
     scalar_req = R(0, 0, {GPU: 1})
     over = R(0, 0, {GPU: 1000.05})
-    assert over.less_equal_with_dimension_and_resources_name(R(0, 0, {GPU: 1000}), scalar_req) == (False, [GPU])
+    limit = R(0, 0, {GPU: 1000})
+    assert over.less_equal_with_dimension_and_resources_name(limit, scalar_req) == (False, [GPU])
 
 
 def _c_future_used() -> Resource:
@@ -354,7 +355,7 @@ def test_sub_underflow_raises_and_leaves_operands_untouched(
 def test_sub_without_assert_goes_negative() -> None:
     r = R(1000, 0, {GPU: 0}).sub_without_assert(R(2000, 1, {GPU: 1000}))
     assert state(r) == (-1000.0, -1.0, {GPU: -1000.0})
-    assert state(R(1).sub_unchecked(R(2, 0, {GPU: 1}))) == (-1.0, 0.0, None)
+    assert state(R(1).sub_without_assert(R(2, 0, {GPU: 1}))) == (-1.0, 0.0, None)
 
 
 def test_multi() -> None:

@@ -1,0 +1,342 @@
+"""preempt: starving jobs take resources from lower-priority work in their own queue (preempt.go; §7.5).
+
+Two phases per queue. Phase A, between jobs: every starving job evicts preemptable tasks of other jobs
+in the same queue, task by task, and keeps the result only if JobPipelined holds afterwards. Phase B,
+inside a job: each pending task may evict its own job's tasks, committed task by task, stopping at the
+first task that cannot be placed. Like reclaim it never binds: at most it pipelines the preemptor.
+
+Volcano iterates Go maps in places; Capacity Lab uses the canonical orders of spec §10.5: jobs by
+ascending UID, node tasks in victim order, predicate results in NodeList order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
+from capacity.actions.reclaim import validate_victims
+from capacity.conf import get_bool, get_int
+from capacity.framework.heap import PriorityQueue
+from capacity.framework.session import UNRESOLVABLE, FitError, Session
+from capacity.framework.statement import Statement
+from capacity.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
+from capacity.resources import ZERO, Resource
+
+VictimFilter = Callable[[Task], bool]
+
+ACTION = "preempt"
+TOPOLOGY_KEY = "enableTopologyAwarePreemption"
+ERROR_CACHE_KEY = "predicateErrorCacheEnable"
+
+
+@dataclass(frozen=True, slots=True)
+class PreemptOptions:
+    """The preempt action's arguments (spec §2.3)."""
+
+    topology_aware: bool = False
+    predicate_error_cache: bool = True
+    limits: CandidateLimits = CandidateLimits()
+
+
+@dataclass
+class PreemptRun:
+    """State shared by the whole action: the one PredicateHelper error cache, and the build's queues."""
+
+    ssn: Session
+    opts: PreemptOptions
+    error_cache: dict[str, dict[str, FitError]] = field(default_factory=dict)
+    queues: PriorityQueue[QueueSpec] | None = None
+    preemptors: dict[str, PriorityQueue[Job]] = field(default_factory=dict)
+    task_queues: dict[str, PriorityQueue[Task]] = field(default_factory=dict)
+    under_request: dict[str, list[Job]] = field(default_factory=dict)
+
+
+def parse_options(ssn: Session) -> PreemptOptions:
+    """Read `configurations[preempt].arguments`; malformed integers keep Volcano's defaults."""
+    args = ssn.conf.action_arguments(ACTION)
+    defaults = CandidateLimits()
+    pct, _ = get_int(args, "minCandidateNodesPercentage", defaults.min_percentage)
+    low, _ = get_int(args, "minCandidateNodesAbsolute", defaults.min_absolute)
+    high, _ = get_int(args, "maxCandidateNodesAbsolute", defaults.max_absolute)
+    return PreemptOptions(topology_aware=get_bool(args, TOPOLOGY_KEY, False),
+                          predicate_error_cache=get_bool(args, ERROR_CACHE_KEY, True),
+                          limits=CandidateLimits(pct, low, high))
+
+
+def execute(ssn: Session) -> None:
+    run = PreemptRun(ssn, parse_options(ssn))
+    build(run)
+    assert run.queues is not None
+    while not run.queues.empty():
+        queue = run.queues.pop()  # popped once, never pushed back
+        preempt_between_jobs(run, queue)
+        preempt_within_jobs(run, queue)
+
+
+# ---- build ------------------------------------------------------------------------------------------
+
+def build(run: PreemptRun) -> None:
+    """Collect starving jobs per queue (preempt.go:112-151), in ascending job UID instead of map order."""
+    ssn = run.ssn
+    order: list[QueueSpec] = []
+    for job in ssn.jobs.values():
+        queue = _preemptor_queue(ssn, job)
+        if queue is None:
+            continue
+        if queue.name not in run.preemptors:
+            run.preemptors[queue.name] = PriorityQueue(ssn.job_order_fn)
+            order.append(queue)
+        run.preemptors[queue.name].push(job)
+        run.under_request.setdefault(queue.name, []).append(job)
+        run.task_queues[job.uid] = pending_tasks(ssn, job)
+    run.queues = PriorityQueue(ssn.queue_order_fn, order)
+
+
+def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
+    """The job's queue if the job may preempt: not Pending, valid, queue known, starving."""
+    if job.is_pending():
+        return None
+    valid, reason = ssn.job_valid(job)
+    if not valid:
+        ssn.trace.event("preemptSkipJob", job.uid, False, why=reason)
+        return None
+    queue = ssn.queues.get(job.queue)
+    if queue is None:
+        return None
+    if not ssn.job_starving(job):
+        return None
+    return queue
+
+
+def pending_tasks(ssn: Session, job: Job) -> PriorityQueue[Task]:
+    """The job's Pending, ungated tasks in task order (BestEffort ones included)."""
+    return PriorityQueue(ssn.task_order_fn, [t for t in job.tasks_in(TaskStatus.PENDING) if not t.sch_gated])
+
+
+# ---- the two phases ---------------------------------------------------------------------------------
+
+def preempt_between_jobs(run: PreemptRun, queue: QueueSpec) -> None:
+    """Phase A: each starving job preempts other jobs of its queue; kept only if the job is pipelined."""
+    ssn = run.ssn
+    jobs = run.preemptors.get(queue.name)
+    while jobs:
+        job = jobs.pop()
+        stmt = Statement(ssn)
+        tasks = run.task_queues[job.uid]
+        while ssn.job_starving(job) and not tasks.empty():
+            task = tasks.pop()
+            if not preempt(run, stmt, task, other_jobs_filter(ssn, task, job)):
+                ssn.trace.event("preemptFailed", task.key, False, job=job.uid, phase="betweenJobs")
+        if ssn.job_pipelined(job):
+            if stmt.operations:
+                ssn.trace.event("preemptCommit", job.uid, True, operations=len(stmt.operations))
+            stmt.commit()
+        else:
+            if stmt.operations:
+                ssn.trace.event("preemptRollback", job.uid, False, operations=len(stmt.operations),
+                                why="the job is not pipelined after its preemption attempts")
+            stmt.discard()
+
+
+def preempt_within_jobs(run: PreemptRun, queue: QueueSpec) -> None:
+    """Phase B: tasks of each job that was starving at build time preempt their own job's tasks.
+
+    Committed per task; the first task that cannot be placed ends the job's turn.
+    """
+    ssn = run.ssn
+    for job in run.under_request.get(queue.name, []):
+        tasks = pending_tasks(ssn, job)
+        while not tasks.empty():
+            task = tasks.pop()
+            stmt = Statement(ssn)
+            if not preempt(run, stmt, task, own_job_filter(task)):
+                stmt.discard()
+                ssn.trace.event("preemptFailed", task.key, False, job=job.uid, phase="withinJob",
+                                why="no placement; the rest of this job's pending tasks are not tried")
+                break
+            stmt.commit()
+
+
+def other_jobs_filter(ssn: Session, preemptor: Task, job: Job) -> VictimFilter:
+    """Phase A candidates: Bound/Running, BestEffort rule, preemptable, another job in the same queue."""
+    def keep(t: Task) -> bool:
+        if not _basic_victim(preemptor, t):
+            return False
+        vjob = ssn.jobs.get(t.job)
+        return vjob is not None and vjob.queue == job.queue and t.job != preemptor.job
+    return keep
+
+
+def own_job_filter(preemptor: Task) -> VictimFilter:
+    """Phase B candidates: Bound/Running, BestEffort rule, preemptable, the preemptor's own job."""
+    def keep(t: Task) -> bool:
+        return _basic_victim(preemptor, t) and t.job == preemptor.job
+    return keep
+
+
+def _basic_victim(preemptor: Task, t: Task) -> bool:
+    """PreemptableStatus, a BestEffort preemptor takes only BestEffort victims, and the pod is preemptable."""
+    if not t.status & PREEMPTABLE_STATUSES:
+        return False
+    if preemptor.best_effort and not t.best_effort:
+        return False
+    return t.preemptable
+
+
+# ---- one preemptor -----------------------------------------------------------------------------------
+
+def preempt(run: PreemptRun, stmt: Statement, task: Task, keep: VictimFilter) -> bool:
+    """preempt.go preempt(): eligibility, PrePredicate, candidate nodes, then normal or topology-aware."""
+    ssn = run.ssn
+    why = ineligible_reason(ssn, task)
+    if why:
+        ssn.trace.event("preemptNotEligible", task.key, False, why=why)
+        return False
+    err = ssn.pre_predicate(task)
+    if err:
+        ssn.trace.event("prePredicateFailed", task.key, err)
+        return False
+    job = ssn.jobs.get(task.job)
+    queue = ssn.queues.get(job.queue) if job is not None else None
+    if queue is None:
+        return False
+    nodes = predicate_nodes(run, task)
+    if not nodes:
+        ssn.trace.event("preemptNoNodes", task.key, False, why="no node passes PredicateForPreemptAction")
+        return False
+
+    def candidates_on(node: Node) -> list[Task]:
+        return node_preemptees(ssn, node, task, keep)
+
+    if run.opts.topology_aware:
+        return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits)
+    return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on)
+
+
+def ineligible_reason(ssn: Session, task: Task) -> str:
+    """taskEligibleToPreempt (preempt.go:440-477): why the task may not preempt, or "" if it may.
+
+    The pod's DisruptionTarget condition is not modelled: a pod that was already terminating when the
+    session opened counts as terminating because of preemption.
+    """
+    if task.spec.preemption_policy == "Never":
+        return "preemptionPolicy is Never"
+    name = task.nominated_node
+    if not name:
+        return ""
+    node = ssn.nodes.get(name)
+    if node is None:
+        return f"nominated node {name} is not in the session"
+    err = ssn.predicate(task, node)
+    if err is None:
+        return f"nominated node {name} is already schedulable"
+    if err.code == UNRESOLVABLE:
+        return ""
+    mine = pod_priority(task)
+    for nt in node.tasks.values():
+        pod = ssn.cluster.pods.get(nt.key)
+        if pod is not None and pod.deleting and pod_priority(nt) < mine:
+            return f"{nt.key} on nominated node {name} is still terminating after an earlier preemption"
+    return ""
+
+
+def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
+    """FilterOutUnschedulableAndUnresolvableNodesForTask, then PredicateNodes with PredicateForPreemptAction.
+
+    One error cache serves the whole action, keyed "<job>/<role>"; it is read only for tasks with a role.
+    Nodes are checked in NodeList order starting at index 0 (Volcano: a rotating global index).
+    """
+    ssn = run.ssn
+    job = ssn.jobs[task.job]
+    fit_errors = job.nodes_fit_errors.get(task.uid) or {}
+    nodes = [n for n in ssn.node_list
+             if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
+    group = f"{task.job}/{task.role}"
+    cached = run.error_cache.get(group)
+    use_cache = run.opts.predicate_error_cache and bool(task.role) and cached is not None
+    limit = num_feasible_nodes_to_find(len(nodes))
+    found: list[Node] = []
+    for node in nodes:
+        if use_cache and cached is not None and node.name in cached:
+            continue
+        err = ssn.predicate_for_preempt(task, node)
+        if err is not None:
+            run.error_cache.setdefault(group, {})[node.name] = err
+            continue
+        found.append(node)
+        if len(found) >= limit:
+            break
+    return found
+
+
+def num_feasible_nodes_to_find(n: int) -> int:
+    """CalculateNumOfFeasibleNodesToFind: all nodes up to 100, then a shrinking share, never below 100."""
+    if n <= 100:
+        return n
+    found = n * max(5, 50 - n // 125) // 100
+    return max(found, 100)
+
+
+def node_preemptees(ssn: Session, node: Node, preemptor: Task, keep: VictimFilter) -> list[Task]:
+    """The node's tasks that pass the phase's filter, as session tasks, in victim order (not map order)."""
+    out: list[Task] = []
+    for nt in node.tasks.values():
+        t = ssn.all_tasks.get(nt.uid)
+        if t is not None and keep(t):
+            out.append(t)
+    return ssn.victims_in_order(out, preemptor)
+
+
+# ---- normal preemption -------------------------------------------------------------------------------
+
+def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
+                   candidates_on: Callable[[Node], list[Task]]) -> bool:
+    """normalPreempt: nodes by score, evict victims in victim order until the task fits, else roll back."""
+    for node in nodes_by_score(ssn, task, nodes):
+        victims = ssn.preemptable(task, candidates_on(node)) or []
+        if not validate_victims(task, node, victims):
+            ssn.trace.event("preemptNoVictims", task.key, node.name, victims=[v.key for v in victims],
+                            why="the task does not fit FutureIdle even with every allowed victim gone")
+            continue
+        if try_node(ssn, stmt, task, queue, node, victims):
+            return True
+    return False
+
+
+def nodes_by_score(ssn: Session, task: Task, nodes: list[Node]) -> list[Node]:
+    """PrioritizeNodes + SortNodes: score descending; equal scores keep predicate (NodeList) order."""
+    scores = ssn.node_scores(task, nodes)
+    return sorted(nodes, key=lambda n: -scores[n.name])
+
+
+def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: Node,
+             victims: list[Task]) -> bool:
+    """Evict on one node in a node statement until fitsOnNode; merge on success, discard otherwise."""
+    node_stmt = Statement(ssn)
+    preempted = Resource.empty()
+    fits = fits_on_node(ssn, queue, task, node)
+    for victim in ssn.victims_in_order(victims, task):
+        if fits:
+            break
+        node_stmt.evict(victim, "preempt")
+        preempted.add(victim.resreq)
+        fits = fits_on_node(ssn, queue, task, node)
+    if not fits:
+        if node_stmt.operations:
+            ssn.trace.event("preemptRollback", task.key, node.name,
+                            evictions=[op.task.key for op in node_stmt.operations],
+                            why="the task still does not fit (queue Allocatable, FutureIdle or predicate)")
+        node_stmt.discard()
+        return False
+    # Volcano: evictionOccurred = !preempted.IsEmpty(), so evicting only BestEffort pods leaves it false.
+    node_stmt.pipeline(task, node.name, not preempted.is_empty())
+    stmt.merge(node_stmt)
+    return True
+
+
+def fits_on_node(ssn: Session, queue: QueueSpec, task: Task, node: Node) -> bool:
+    """preemptorFitsOnNode: queue Allocatable, InitResreq within FutureIdle, and the full predicate."""
+    return (ssn.allocatable(queue, task)
+            and task.init_resreq.less_equal(node.future_idle(), ZERO)
+            and ssn.predicate(task, node) is None)

@@ -1,0 +1,272 @@
+"""Topology-aware preemption: kube-scheduler's default preemption, as Volcano ports it (spec §7.5).
+
+Enabled by the preempt argument `enableTopologyAwarePreemption`. Instead of walking nodes by score and
+evicting until the preemptor fits (normal preemption), it dry-runs every candidate node: remove victims
+in victim order until the preemptor fits, then reprieve them from the most important down, keeping only
+those whose return would break the fit. Among the nodes that yield victims it picks one with
+pickOneNodeForPreemption's criteria, evicts that node's victims and pipelines the preemptor there.
+
+Volcano dry-runs on node clones while plugins keep copies of their state in step through
+SimulateRemoveTask/SimulateAddTask. Capacity Lab's plugins keep that state (queue `allocated`, the
+Kubernetes mirror) through their event handlers, so the dry run here applies the same removals to the
+live session with those handlers and undoes them exactly before anything else happens.
+
+Deterministic where Volcano is not: the dry run starts at node offset 0 (Volcano: a random offset and 16
+parallel workers) and candidates keep dry-run order, so "the first node" of the last tie-break is the
+first in predicate order (Volcano: Go map order). Both are recorded in the trace.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from capacity.actions.reclaim import validate_victims
+from capacity.framework.session import FitError, Session
+from capacity.framework.statement import Statement
+from capacity.model import Node, QueueSpec, Task
+from capacity.resources import ZERO
+
+#: Reason the predicates plugin gives for the pod-count check; SimulatePredicate does not run it.
+POD_COUNT_REASON = "Too many pods"
+MAX_INT32_PLUS_ONE = 2**31
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateLimits:
+    """How many successful dry runs to collect (preempt arguments; defaults as in Volcano)."""
+
+    min_percentage: int = 10
+    min_absolute: int = 1
+    max_absolute: int = 100
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One node that can host the preemptor, with the victims it would cost (most important first)."""
+
+    node: Node
+    victims: list[Task]
+
+
+def calculate_num_candidates(num_nodes: int, limits: CandidateLimits) -> int:
+    """calculateNumCandidates: a percentage of the nodes, clamped to [min, max] and to the node count."""
+    n = num_nodes * limits.min_percentage // 100
+    n = max(n, limits.min_absolute)
+    n = min(n, limits.max_absolute)
+    return min(n, num_nodes)
+
+
+def pod_priority(task: Task) -> int:
+    """PodPriority: the pod's spec.priority, and 0 (not Volcano's task default of 1) when it is unset."""
+    return task.spec.raw_priority if task.spec.has_priority else 0
+
+
+def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
+                           candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits) -> bool:
+    """topologyAwarePreempt: dry-run the nodes, choose one candidate, evict its victims, pipeline there."""
+    candidates = find_candidates(ssn, task, queue, nodes, candidates_on, limits)
+    if not candidates:
+        ssn.trace.event("preemptNoCandidates", task.key, False, nodes=[n.name for n in nodes])
+        return False
+    best = select_candidate(ssn, task, candidates)
+    node_stmt = Statement(ssn)
+    for victim in best.victims:
+        node_stmt.evict(victim, "preempt")
+    node_stmt.pipeline(task, best.node.name, True)
+    stmt.merge(node_stmt)
+    ssn.trace.event("preemptCandidateChosen", task.key, best.node.name,
+                    victims=[v.key for v in best.victims], candidates=[c.node.name for c in candidates])
+    return True
+
+
+def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node],
+                    candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits) -> list[Candidate]:
+    """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim."""
+    if not nodes:
+        return []
+    wanted = calculate_num_candidates(len(nodes), limits)
+    offset = 0
+    ssn.trace.event("preemptDryRun", task.key, True, offset=offset, wanted=wanted, nodes=len(nodes),
+                    note="Volcano starts the dry run at a random node offset with parallel workers; "
+                         "Capacity Lab starts at offset 0 and visits nodes in predicate order")
+    found: list[Candidate] = []
+    for i in range(len(nodes)):
+        node = nodes[(offset + i) % len(nodes)]
+        victims, why = select_victims_on_node(ssn, task, queue, node, candidates_on(node))
+        if not victims:
+            ssn.trace.event("preemptNodeRejected", task.key, node.name, why=why)
+            continue
+        ssn.trace.event("preemptCandidate", task.key, node.name, victims=[v.key for v in victims])
+        found.append(Candidate(node, victims))
+        if len(found) >= wanted:
+            break
+    return found
+
+
+def select_victims_on_node(ssn: Session, task: Task, queue: QueueSpec, node: Node,
+                           candidates: list[Task]) -> tuple[list[Task], str]:
+    """SelectVictimsOnNode: the smallest victim set found by remove-until-fit, then reprieve.
+
+    Returns the victims, most important first, or an empty list and the reason the node is unusable.
+    """
+    all_victims = ssn.preemptable(task, candidates) or []
+    if not validate_victims(task, node, all_victims):
+        return [], "no validated victims: the preemptor does not fit even if every victim goes"
+    dry = DryRun(ssn, node)
+    try:
+        potential: list[Task] = []
+        for victim in ssn.victims_in_order(all_victims, task):
+            potential.append(victim)
+            dry.remove(victim)
+            if _fits(ssn, queue, task, node):
+                break
+        if not potential:
+            return [], "no preemption victims found for incoming pod"
+        err = simulate_predicate(ssn, task, node)
+        if err is not None:
+            return [], f"failed to predicate the pod after removing every victim: {err}"
+        victims: list[Task] = []
+        for victim in reversed(potential):  # reprieve the most important victims first
+            dry.add(victim)
+            if not _fits(ssn, queue, task, node):
+                dry.remove(victim)
+                victims.append(victim)
+        if not victims:
+            return [], "expected at least one victim pod on the node"
+        return victims, ""
+    finally:
+        dry.undo()
+
+
+def _fits(ssn: Session, queue: QueueSpec, task: Task, node: Node) -> bool:
+    """The dry run's fit: SimulateAllocatable, the request within FutureIdle, then SimulatePredicate.
+
+    Allocatable is asked directly: the plugins' queue state already reflects the dry-run removals through
+    their event handlers, which is what SimulateAllocatable computes on its state copy upstream.
+    """
+    if not ssn.allocatable(queue, task):
+        return False
+    if not task.init_resreq.less_equal(node.future_idle(), ZERO):
+        return False
+    return simulate_predicate(ssn, task, node) is None
+
+
+def simulate_predicate(ssn: Session, task: Task, node: Node) -> FitError | None:
+    """SimulatePredicateFn: first error of the plugins' simulate predicates.
+
+    Upstream only the predicates plugin registers one, and it runs just the inter-pod affinity filter:
+    no pod-count check (FutureIdle's `pods` covers that) and no static filters (those already passed
+    PredicateForPreemptAction). When no plugin registers `simulatePredicate` here, the full predicate is
+    used with its pod-count failure ignored, which is the same check for the filters Capacity Lab models.
+    """
+    registered = False
+    for tier in ssn.tiered("simulatePredicate"):
+        for _name, fn in tier:
+            registered = True
+            err = fn(task, node)
+            if err is not None:
+                return err
+    if registered:
+        return None
+    err = ssn.predicate(task, node)
+    if err is None or all(r == POD_COUNT_REASON for r in err.reasons):
+        return None
+    return err
+
+
+class DryRun:
+    """Tentative removals and re-adds of tasks on one live node, undone exactly by `undo`.
+
+    Why not a Statement: discarding an eviction returns the task as Running (trap 19) and records a last
+    transaction, and Evict changes the job's task index; a dry run must leave no trace at all.
+    """
+
+    def __init__(self, ssn: Session, node: Node) -> None:
+        self.ssn = ssn
+        self.node = node
+        self.removed: dict[str, Task] = {}
+        self._task_order = list(node.tasks)
+        self._mirror_order = list(node.mirror)
+
+    def remove(self, task: Task) -> None:
+        """NodeInfo.RemoveTask on the node plus SimulateRemoveTask (the plugins' DeallocateFunc)."""
+        self.node.remove_task(task)
+        self.ssn.fire_deallocate(task)
+        self.removed[task.uid] = task
+
+    def add(self, task: Task) -> None:
+        """NodeInfo.AddTask on the node plus SimulateAddTask (the plugins' AllocateFunc)."""
+        self.node.add_task(task)
+        self.ssn.fire_allocate(task)
+        del self.removed[task.uid]
+
+    def undo(self) -> None:
+        """Put every removed task back and restore the node's iteration orders."""
+        for task in reversed(list(self.removed.values())):
+            self.add(task)
+        _reorder(self.node.tasks, self._task_order)
+        _reorder(self.node.mirror, self._mirror_order)
+
+
+def _reorder(d: dict[str, Task], order: list[str]) -> None:
+    """Re-insert a dict's items in a saved key order (keys that vanished are dropped from the order)."""
+    saved = set(order)
+    items = [(k, d[k]) for k in order if k in d]
+    rest = [(k, v) for k, v in d.items() if k not in saved]
+    d.clear()
+    d.update(items)
+    d.update(rest)
+
+
+def select_candidate(ssn: Session, task: Task, candidates: list[Candidate]) -> Candidate:
+    """SelectCandidate: one candidate is taken as is; otherwise pickOneNodeForPreemption decides."""
+    if len(candidates) == 1:
+        return candidates[0]
+    return pick_one_node(ssn, task, candidates)
+
+
+def pick_one_node(ssn: Session, task: Task, candidates: list[Candidate]) -> Candidate:
+    """pickOneNodeForPreemption: lowest highest-victim priority, lowest priority sum (each + 2^31), fewest
+    victims, latest start of the highest-priority victims, then the first node left."""
+    score_fns: list[tuple[str, Callable[[Candidate], float]]] = [
+        ("minHighestPriority", lambda c: -pod_priority(c.victims[0])),
+        ("minSumPriorities", lambda c: -sum(pod_priority(v) + MAX_INT32_PLUS_ONE for v in c.victims)),
+        ("minNumPods", lambda c: -len(c.victims)),
+        ("latestStartTime", lambda c: earliest_start_of_highest_priority(c.victims)),
+    ]
+    left = candidates
+    for rule, fn in score_fns:
+        scores = [fn(c) for c in left]
+        best = max(scores)
+        left = [c for c, s in zip(left, scores, strict=True) if s == best]
+        if len(left) == 1:
+            ssn.trace.event("preemptPickNode", task.key, left[0].node.name, rule=rule)
+            return left[0]
+    ssn.trace.event("preemptPickNode", task.key, left[0].node.name, rule="first",
+                    tied=[c.node.name for c in left],
+                    note="Volcano takes the first of the tied nodes in Go map order (random); Capacity Lab "
+                         "takes the first in dry-run order")
+    return left[0]
+
+
+def earliest_start_of_highest_priority(victims: list[Task]) -> float:
+    """GetEarliestPodStartTime over the highest-priority victims, as a POSIX timestamp.
+
+    Pod start times are not modelled: the pod's creationTimestamp stands in for status.startTime. A pod
+    without one counts as starting now, like a pod whose startTime is nil upstream.
+    """
+    top = max(pod_priority(v) for v in victims)
+    return min(_start_time(v) for v in victims if pod_priority(v) == top)
+
+
+def _start_time(task: Task) -> float:
+    raw = task.spec.creation
+    if not raw:
+        return math.inf
+    try:
+        return datetime.fromisoformat(raw.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return math.inf

@@ -1,0 +1,343 @@
+"""proportion: weight-based deserved shares for flat queues, computed by water-filling.
+
+pkg/scheduler/plugins/proportion/proportion.go at HEAD (spec queue-plugins §5, actions-framework §9.6).
+Ignores `spec.deserved` and `spec.parent`. Attributes exist only for queues that have jobs; `deserved`
+is handed out round by round in proportion to `spec.weight`, capped by realCapability and by what the
+queue requests, raised to its guarantee. Unlike capacity, Allocatable checks against **deserved** and an
+empty deserved gives share 0 (no best-effort rule, trap 11).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
+from capacity.model import Job, QueueSpec, Task
+from capacity.plugins.base import Plugin
+from capacity.plugins.capacity import CapacityPlugin, QueueAttr, deduct_sch_gated
+from capacity.resources import (
+    INFINITY,
+    MAX_FLOAT,
+    ZERO,
+    Resource,
+    exceeded_part,
+    res_max,
+    share,
+    to_dict,
+)
+
+# capacity.py's buildQueueAttrs step 3 (allocated, request, inqueue with the Inqueue/Running rules,
+# elastic); proportion.go:135-176 accumulates exactly the same way. The method reads nothing from
+# `self`, so it is reused as a plain function.
+_accumulate = CapacityPlugin._accumulate
+
+
+class ProportionAttr(QueueAttr):
+    """proportion.go's queueAttr: capacity's fields plus the queue weight."""
+
+    __slots__ = ("weight",)
+
+    def __init__(self, queue: QueueSpec) -> None:
+        super().__init__(queue)
+        self.deserved = Resource.empty()  # proportion ignores spec.deserved
+        self.weight = queue.weight
+
+    def clone(self) -> ProportionAttr:
+        c = ProportionAttr.__new__(ProportionAttr)
+        for slot in ("name", "queue", "share", "weight", "ancestors", "children"):
+            setattr(c, slot, getattr(self, slot))
+        for slot in ("deserved", "allocated", "request", "elastic", "inqueue", "capability",
+                     "real_capability", "guarantee"):
+            setattr(c, slot, getattr(self, slot).clone())
+        return c
+
+
+def semantic_equal(a: Resource, b: Resource) -> bool:
+    """Kubernetes `equality.Semantic.DeepEqual` on two Resources: exact float equality of every field,
+    MaxTaskNum included; a nil scalar map equals an empty one, but `{gpu: 0}` differs from `{}`."""
+    return (a.cpu == b.cpu and a.memory == b.memory and a.max_task_num == b.max_task_num
+            and (a.scalars or {}) == (b.scalars or {}))
+
+
+def update_share(attr: QueueAttr) -> None:
+    """updateQueueAttrShare (proportion.go:609-621): max allocated/deserved over deserved's names
+    (pods included). No best-effort rule: an empty deserved gives share 0."""
+    res = 0.0
+    d = attr.deserved
+    a = attr.allocated
+    for n in d.resource_names():
+        s = share(a.get(n), d.get(n))
+        if s > res:
+            res = s
+    attr.share = res
+
+
+def _dims(r: Resource, names: list[str]) -> dict[str, float]:
+    return {n: r.get(n) for n in names}
+
+
+class ProportionPlugin(Plugin):
+    name = "proportion"
+
+    def on_session_open(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.trace = ssn.trace
+        self.attrs: dict[str, ProportionAttr] = {}
+        self.rounds: list[dict[str, Any]] = []
+        self.total = Resource.empty().add(ssn.total_resource)
+        self._build_attrs()
+        self._compute_deserved()
+        ssn.add_fn("queueOrder", self.name, self.queue_order)
+        ssn.add_fn("reclaimable", self.name, self.reclaimable)
+        ssn.add_fn("overused", self.name, self.overused)
+        ssn.add_fn("allocatable", self.name, self.allocatable)
+        ssn.add_fn("preemptive", self.name, self.preemptive)
+        ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
+        ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
+        ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+
+    # ---- attributes (proportion.go:90-183) -----------------------------------------------------
+    def _build_attrs(self) -> None:
+        ssn = self.ssn
+        total_guarantee = Resource.empty()
+        for q in ssn.queues.values():
+            if q.guarantee is not None:
+                total_guarantee.add(q.guarantee)
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                q = ssn.queues[job.queue]
+                attr = ProportionAttr(q)
+                if q.capability is not None:
+                    attr.capability = q.capability.clone()
+                    if attr.capability.cpu <= 0:
+                        attr.capability.cpu = MAX_FLOAT
+                    if attr.capability.memory <= 0:
+                        attr.capability.memory = MAX_FLOAT
+                real = exceeded_part(self.total, total_guarantee).add(attr.guarantee)
+                if q.capability is not None:
+                    real.min_dimension_resource(attr.capability, INFINITY)
+                attr.real_capability = real
+                self.attrs[q.name] = attr
+            _accumulate(self, attr, job)  # type: ignore[arg-type]
+
+    # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
+    def _compute_deserved(self) -> None:
+        """Every round shares `remaining` among the queues not yet met, by weight. Queues are visited
+        in name order (Go: map order; every queue of a round reads the same `remaining`, so only the
+        float summation order of the increments could differ, at the last bit)."""
+        order = sorted(self.attrs)
+        remaining = self.total.clone()
+        met: set[str] = set()
+        while True:
+            total_weight = sum(self.attrs[n].weight for n in order if n not in met)
+            if total_weight == 0:
+                break
+            old_remaining = remaining.clone()
+            increased = Resource.empty()
+            decreased = Resource.empty()
+            record: dict[str, Any] = {"remaining": to_dict(remaining), "totalWeight": total_weight,
+                                      "queues": {}}
+            for n in order:
+                if n in met:
+                    continue
+                attr = self.attrs[n]
+                old = attr.deserved.clone()
+                attr.deserved.add(remaining.clone().multi(float(attr.weight) / float(total_weight)))
+                attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
+                attr.deserved.min_dimension_resource(attr.request, ZERO)
+                attr.deserved = res_max(attr.deserved, attr.guarantee)
+                update_share(attr)
+                why = ""
+                if attr.request.less_equal(attr.deserved, ZERO):
+                    met.add(n)
+                    why = "request satisfied"
+                elif semantic_equal(attr.deserved, old):
+                    met.add(n)
+                    why = "deserved stopped growing (capped)"
+                inc, dec = attr.deserved.diff(old, ZERO)
+                increased.add(inc)
+                decreased.add(dec)
+                record["queues"][n] = {"deserved": to_dict(attr.deserved), "met": why}
+            remaining = exceeded_part(remaining.clone().add(decreased), increased)
+            self.rounds.append(record)
+            if remaining.is_empty() or semantic_equal(remaining, old_remaining):
+                break
+        if self.trace.enabled:
+            for i, r in enumerate(self.rounds, 1):
+                self.trace.event("proportionRound", f"round {i}", True, **r)
+
+    # ---- order ---------------------------------------------------------------------------------
+    def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
+        """proportion.go:268-286: higher spec.priority first, then smaller share; equal -> 0."""
+        if l.priority != r.priority:
+            return -1 if l.priority > r.priority else 1
+        la = self.attrs.get(l.name)
+        ra = self.attrs.get(r.name)
+        if la is None or ra is None:
+            return 0
+        if la.share == ra.share:
+            return 0
+        return -1 if la.share < ra.share else 1
+
+    # ---- queue checks --------------------------------------------------------------------------
+    def overused(self, queue: QueueSpec) -> bool:
+        """proportion.go:321-333: every deserved dimension (pods included) is <=ε allocated."""
+        attr = self.attrs.get(queue.name)
+        if attr is None:
+            return False
+        over = attr.deserved.less_equal(attr.allocated, ZERO)
+        if over and self.trace.enabled:
+            names = attr.deserved.resource_names()
+            self.trace.because(self.name, "overused", f"queue {queue.name} has reached its deserved on every "
+                               "dimension (pods included)", queue=queue.name,
+                               deserved=to_dict(attr.deserved), allocated=_dims(attr.allocated, names))
+        return over
+
+    def _fits_deserved(self, queue: QueueSpec, req: Resource, subject: str, rule: str) -> bool:
+        """queueAllocatable (proportion.go:335-388): Open, and allocated + req within deserved on the
+        requested dimensions, strictly (no ε, pods ignored, a deserved key missing reads 0)."""
+        if not queue.is_open():
+            self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
+                               "(state must be Open)", queue=queue.name)
+            return False
+        attr = self.attrs.get(queue.name)
+        if attr is None:
+            self.trace.because(self.name, "noAttributes", f"queue {queue.name} has no proportion attributes")
+            return False
+        future = attr.allocated.clone().add(req)
+        ok, failed = future.less_equal_with_dimension_and_resources_name(attr.deserved, req)
+        if self.trace.enabled:
+            if ok:
+                self.trace.because(self.name, rule, f"{subject} fits queue {queue.name}'s deserved",
+                                   queue=queue.name)
+            else:
+                self.trace.because(
+                    self.name, rule, f"queue {queue.name} would exceed its deserved on {', '.join(failed)}",
+                    queue=queue.name, dimensions=failed, allocated=_dims(attr.allocated, failed),
+                    request=_dims(req, failed), deserved=_dims(attr.deserved, failed))
+        return ok
+
+    def allocatable(self, queue: QueueSpec, task: Task) -> bool:
+        return self._fits_deserved(queue, task.resreq, task.key, "deserved")
+
+    def preemptive(self, queue: QueueSpec, tasks: list[Task]) -> bool:
+        """Same test as Allocatable with the sum of the candidates (one task in practice)."""
+        req = Resource.empty()
+        for t in tasks:
+            req.add(t.resreq)
+        subject = tasks[0].key if len(tasks) == 1 else f"{len(tasks)} tasks"
+        return self._fits_deserved(queue, req, subject, "preemptiveDeserved")
+
+    def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
+        """proportion.go:288-319: reclaimees in the given order; a victim iff its queue's scratch
+        allocation is not <=ε deserved on every dimension (pods included); then it is subtracted."""
+        ssn = self.ssn
+        trace = self.trace
+        allocations: dict[str, Resource] = {}
+        victims: list[Task] = []
+        for t in reclaimees:
+            job = ssn.jobs.get(t.job)
+            attr = self.attrs.get(job.queue) if job is not None else None
+            if attr is None:
+                continue
+            allocated = allocations.get(attr.name)
+            if allocated is None:
+                allocated = allocations[attr.name] = attr.allocated.clone()
+            if not allocated.less_equal(attr.deserved, ZERO):
+                if trace.enabled:
+                    _, over = allocated.less_equal_with_resources_name(attr.deserved, ZERO)
+                    trace.because(self.name, "overDeserved", f"{t.key} may go: queue {attr.name} is above its "
+                                  f"deserved on {', '.join(over)}", task=t.key, queue=attr.name,
+                                  allocated=_dims(allocated, over), deserved=_dims(attr.deserved, over))
+                allocated.sub(t.resreq)
+                victims.append(t)
+            elif trace.enabled:
+                trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is within its "
+                              "deserved on every dimension", task=t.key, queue=attr.name)
+        return victims, PERMIT
+
+    # ---- enqueue (proportion.go:404-453) -------------------------------------------------------
+    def job_enqueueable(self, job: Job) -> int:
+        queue = self.ssn.queues[job.queue]
+        if not queue.is_open():
+            self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
+                               "(state must be Open)", queue=queue.name)
+            return REJECT
+        attr = self.attrs.get(job.queue)
+        if job.min_resources is None or attr is None:
+            self.trace.because(self.name, "noMinResources", "the job sets no minResources")
+            return PERMIT
+        min_req = job.min_resources
+        r = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        ok, failed = r.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+        if ok:
+            self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - "
+                               f"elastic fits queue {queue.name}'s realCapability", queue=queue.name)
+            return PERMIT
+        if self.trace.enabled:
+            self.trace.because(
+                self.name, "enqueueRealCapability",
+                f"queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds "
+                f"queue {queue.name}'s realCapability on {', '.join(failed)}", queue=queue.name,
+                dimensions=failed, minResources=_dims(min_req, failed), allocated=_dims(attr.allocated, failed),
+                inqueue=_dims(attr.inqueue, failed), elastic=_dims(attr.elastic, failed),
+                realCapability=_dims(attr.real_capability, failed))
+        return REJECT
+
+    def job_enqueued(self, job: Job) -> None:
+        if job.min_resources is None:
+            return
+        attr = self.attrs.get(job.queue)
+        if attr is not None:
+            attr.inqueue.add(deduct_sch_gated(job, job.min_resources))
+
+    # ---- simulation (proportion.go:390-491), for actions that dry-run evictions ----------------
+    def simulate_state(self) -> dict[str, ProportionAttr]:
+        """PrePredicate: a private copy of every queue's attributes."""
+        return {n: a.clone() for n, a in self.attrs.items()}
+
+    def simulate_allocatable(self, state: dict[str, ProportionAttr], queue: QueueSpec, task: Task) -> bool:
+        """SimulateAllocatable: the Allocatable test on the copy, without the queue-state check."""
+        attr = state.get(queue.name)
+        if attr is None:
+            return False
+        future = attr.allocated.clone().add(task.resreq)
+        return future.less_equal_with_dimension_and_resources_name(attr.deserved, task.resreq)[0]
+
+    def simulate_add_task(self, state: dict[str, ProportionAttr], task: Task) -> None:
+        attr = self._state_attr(state, task)
+        if attr is not None:
+            attr.allocated.add(task.resreq)
+            update_share(attr)
+
+    def simulate_remove_task(self, state: dict[str, ProportionAttr], task: Task) -> None:
+        attr = self._state_attr(state, task)
+        if attr is not None:
+            attr.allocated.sub(task.resreq)
+            update_share(attr)
+
+    def _state_attr(self, state: dict[str, ProportionAttr], task: Task) -> ProportionAttr | None:
+        job = self.ssn.jobs.get(task.job)
+        return state.get(job.queue) if job is not None else None
+
+    # ---- events (proportion.go:494-537) --------------------------------------------------------
+    def _attr_of(self, task: Task) -> ProportionAttr | None:
+        job = self.ssn.jobs.get(task.job)
+        return self.attrs.get(job.queue) if job is not None else None
+
+    def _on_allocate(self, task: Task) -> None:
+        attr = self._attr_of(task)
+        if attr is not None:
+            attr.allocated.add(task.resreq)
+            update_share(attr)
+
+    def _on_deallocate(self, task: Task) -> None:
+        attr = self._attr_of(task)
+        if attr is not None:
+            attr.allocated.sub(task.resreq)
+            update_share(attr)
+
+    def on_session_close(self, ssn: Session) -> None:
+        for name, attr in self.attrs.items():
+            ssn.result.queues[name] = attr.summary()
