@@ -17,6 +17,11 @@ navigation = st.navigation(
     [
         st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
         st.Page("pages/scenario.py", title="Scenario", icon=":material/folder_open:"),
+        st.Page("pages/queues.py", title="Queues", icon=":material/account_tree:"),
+        st.Page("pages/simulate.py", title="Simulate", icon=":material/play_circle:"),
+        st.Page("pages/treemaps.py", title="Treemaps", icon=":material/dashboard:"),
+        st.Page("pages/jobs.py", title="Jobs", icon=":material/work:"),
+        st.Page("pages/decisions.py", title="Decisions", icon=":material/fact_check:"),
     ]
 )
 navigation.run()

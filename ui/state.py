@@ -1,30 +1,185 @@
-"""The one place that creates a session's workspace.
+"""The session's workspace, and the one place that creates it.
 
 Every page calls `get_workspace()` before anything else. With `st.navigation`, `app.py` runs before
 each page, but on a freshly started server a direct link such as `/scenario` can run
 `pages/scenario.py` on its own: Streamlit treats a `pages/` folder as a legacy multipage app until
 some session has called `st.navigation`. Creating the workspace lazily here, rather than only in
 `app.py`, makes every page work either way.
+
+`Workspace` itself is plain Python (no Streamlit), so its behaviour is tested without a browser: the
+current cluster, the history of simulated cycles (a copy of the cluster before each one, the engine's
+`CycleResult` and the decision trace), the scenario's name, and the last error next to the input that
+caused it. Loading parses first and replaces the scenario only on success, so a bad upload never
+loses the previous valid state.
 """
 
 from __future__ import annotations
 
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from capacity.cluster import Cluster
+from capacity.errors import InputError, ResourceUnderflow
+from capacity.framework.session import CycleResult, SessionOptions
+from capacity.k8s import load_cluster
+from capacity.scheduler import open_session, run_cycle
+from capacity.trace import Record, Trace
+
 #: The single session-state key that holds the workspace.
 WORKSPACE_KEY = "workspace"
-
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEFAULT_SCENARIO = "default"
 
-#: Placeholder until the engine provides its Workspace (cluster, configuration, history, selections).
-Workspace = dict[str, Any]
+QueueNumbers = dict[str, dict[str, Any]]
+
+
+def fixture_names() -> list[str]:
+    """Built-in scenarios: the stems of fixtures/*.yaml, the default first."""
+    names = sorted(p.stem for p in FIXTURES.glob("*.yaml"))
+    return sorted(names, key=lambda n: n != DEFAULT_SCENARIO)
+
+
+def fixture_description(name: str) -> str:
+    """The scenario's short markdown description, or "" when it has none."""
+    path = FIXTURES / f"{name}.md"
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An error to show next to the input that caused it, naming object and field."""
+
+    obj: str
+    field: str
+    message: str
+
+    @classmethod
+    def from_error(cls, err: InputError) -> Problem:
+        return cls(err.obj, err.field, err.message)
+
+    def __str__(self) -> str:
+        return ": ".join(part for part in (self.obj, self.field, self.message) if part)
+
+
+@dataclass
+class Step:
+    """One simulated cycle: the cluster as it was before it, what the engine decided, and why."""
+
+    cycle: int
+    before: Cluster
+    result: CycleResult
+    records: list[Record]
+
+
+@dataclass
+class Workspace:
+    scenario: str
+    cluster: Cluster
+    history: list[Step] = field(default_factory=list)
+    errors: dict[str, Problem] = field(default_factory=dict)
+    options: SessionOptions = field(default_factory=SessionOptions)
+
+    # ---- scenario ---------------------------------------------------------------------------
+    def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
+        """Parse `text` into a new cluster; on success it replaces the scenario (history cleared).
+
+        On an InputError nothing changes except `errors[input_key]`, which names object and field.
+        """
+        try:
+            cluster = load_cluster(text, source=source, conf_text=conf_text)
+        except InputError as err:
+            self.errors[input_key] = Problem.from_error(err)
+            return False
+        self.scenario = name
+        self.cluster = cluster
+        self.history = []
+        self.errors = {}
+        return True
+
+    def load_fixture(self, name: str) -> bool:
+        path = FIXTURES / f"{name}.yaml"
+        if not path.exists():
+            self.errors["fixture"] = Problem(str(path.relative_to(FIXTURES.parent)), "", "no such fixture")
+            return False
+        return self.load_text(path.read_text(encoding="utf-8"), name=name, source=f"fixtures/{name}.yaml",
+                              input_key="fixture")
+
+    # ---- simulation -------------------------------------------------------------------------
+    @property
+    def cycle(self) -> int:
+        """How many cycles have run on the current scenario."""
+        return len(self.history)
+
+    def step(self) -> Step | None:
+        """Run one scheduling cycle on the current cluster and remember it; None if the engine refused."""
+        before = copy.deepcopy(self.cluster)
+        trace = Trace(enabled=True)
+        trace.cycle = self.cycle + 1
+        try:
+            result = run_cycle(self.cluster, trace, self.options)
+        except (InputError, ResourceUnderflow) as err:
+            self.cluster = before
+            obj = err.obj if isinstance(err, InputError) else f"cycle {trace.cycle}"
+            self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
+            return None
+        self.errors.pop("simulate", None)
+        step = Step(trace.cycle, before, result, trace.records)
+        self.history.append(step)
+        return step
+
+    def run(self, cycles: int) -> list[Step]:
+        """Run up to `cycles` cycles, stopping at the first one the engine refuses."""
+        done: list[Step] = []
+        for _ in range(cycles):
+            step = self.step()
+            if step is None:
+                break
+            done.append(step)
+        return done
+
+    def rewind(self, cycle: int) -> None:
+        """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped."""
+        if not 0 <= cycle < self.cycle:
+            return
+        self.cluster = copy.deepcopy(self.history[cycle].before)
+        del self.history[cycle:]
+
+    def step_at(self, cycle: int) -> Step | None:
+        return self.history[cycle - 1] if 1 <= cycle <= self.cycle else None
+
+    def cluster_after(self, cycle: int) -> Cluster:
+        """The cluster as it was after `cycle` (0: the loaded scenario)."""
+        if cycle < self.cycle:
+            return self.history[cycle].before
+        return self.cluster
+
+    # ---- numbers ----------------------------------------------------------------------------
+    def queue_numbers(self) -> QueueNumbers:
+        """The capacity plugin's per-queue numbers for the current cluster, as a new session opens them.
+
+        These are the same `summary()` values a cycle reports in `CycleResult.queues`, taken before the
+        next cycle decides anything. Empty when the scheduler configuration has no capacity plugin.
+        """
+        ssn = open_session(self.cluster, None, self.options)
+        plugin = ssn.plugins.get("capacity")
+        if plugin is None:
+            return {}
+        return {name: attr.summary() for name, attr in sorted(plugin.attrs.items())}
+
+    def share_history(self) -> list[tuple[int, QueueNumbers]]:
+        """(cycle, queue numbers at the end of that cycle) for every cycle run."""
+        return [(s.cycle, s.result.queues) for s in self.history]
 
 
 def new_workspace() -> Workspace:
     """A fresh workspace on the default scenario."""
-    return {"scenario": DEFAULT_SCENARIO}
+    path = FIXTURES / f"{DEFAULT_SCENARIO}.yaml"
+    cluster = load_cluster(path.read_text(encoding="utf-8"), source=f"fixtures/{DEFAULT_SCENARIO}.yaml")
+    return Workspace(scenario=DEFAULT_SCENARIO, cluster=cluster)
 
 
 def get_workspace() -> Workspace:

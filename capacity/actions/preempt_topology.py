@@ -6,10 +6,10 @@ in victim order until the preemptor fits, then reprieve them from the most impor
 those whose return would break the fit. Among the nodes that yield victims it picks one with
 pickOneNodeForPreemption's criteria, evicts that node's victims and pipelines the preemptor there.
 
-Volcano dry-runs on node clones while plugins keep copies of their state in step through
-SimulateRemoveTask/SimulateAddTask. Capacity Lab's plugins keep that state (queue `allocated`, the
-Kubernetes mirror) through their event handlers, so the dry run here applies the same removals to the
-live session with those handlers and undoes them exactly before anything else happens.
+Volcano dry-runs on node clones while plugins keep copies of their state in a CycleState. Here the
+removals are applied to the live node and undone exactly afterwards; plugins that offer simulate hooks
+get their own state copy as upstream, the others are kept in step through their event handlers (see
+`Simulation`).
 
 Deterministic where Volcano is not: the dry run starts at node offset 0 (Volcano: a random offset and 16
 parallel workers) and candidates keep dry-run order, so "the first node" of the last tie-break is the
@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from capacity.actions.reclaim import validate_victims
 from capacity.framework.session import FitError, Session
@@ -72,13 +73,13 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: Que
         ssn.trace.event("preemptNoCandidates", task.key, False, nodes=[n.name for n in nodes])
         return False
     best = select_candidate(ssn, task, candidates)
+    ssn.trace.event("preemptCandidateChosen", task.key, best.node.name,
+                    victims=[v.key for v in best.victims], candidates=[c.node.name for c in candidates])
     node_stmt = Statement(ssn)
     for victim in best.victims:
         node_stmt.evict(victim, "preempt")
     node_stmt.pipeline(task, best.node.name, True)
     stmt.merge(node_stmt)
-    ssn.trace.event("preemptCandidateChosen", task.key, best.node.name,
-                    victims=[v.key for v in best.victims], candidates=[c.node.name for c in candidates])
     return True
 
 
@@ -115,73 +116,41 @@ def select_victims_on_node(ssn: Session, task: Task, queue: QueueSpec, node: Nod
     all_victims = ssn.preemptable(task, candidates) or []
     if not validate_victims(task, node, all_victims):
         return [], "no validated victims: the preemptor does not fit even if every victim goes"
-    dry = DryRun(ssn, node)
+    sim = Simulation(ssn, node)
     try:
         potential: list[Task] = []
         for victim in ssn.victims_in_order(all_victims, task):
             potential.append(victim)
-            dry.remove(victim)
-            if _fits(ssn, queue, task, node):
+            sim.remove(victim)
+            if sim.fits(queue, task):
                 break
         if not potential:
             return [], "no preemption victims found for incoming pod"
-        err = simulate_predicate(ssn, task, node)
+        err = sim.predicate(task)
         if err is not None:
             return [], f"failed to predicate the pod after removing every victim: {err}"
         victims: list[Task] = []
         for victim in reversed(potential):  # reprieve the most important victims first
-            dry.add(victim)
-            if not _fits(ssn, queue, task, node):
-                dry.remove(victim)
+            sim.add(victim)
+            if not sim.fits(queue, task):
+                sim.remove(victim)
                 victims.append(victim)
         if not victims:
             return [], "expected at least one victim pod on the node"
         return victims, ""
     finally:
-        dry.undo()
+        sim.undo()
 
 
-def _fits(ssn: Session, queue: QueueSpec, task: Task, node: Node) -> bool:
-    """The dry run's fit: SimulateAllocatable, the request within FutureIdle, then SimulatePredicate.
+class Simulation:
+    """One node's dry run: Volcano's node clone plus CycleState, emulated on the live session.
 
-    Allocatable is asked directly: the plugins' queue state already reflects the dry-run removals through
-    their event handlers, which is what SimulateAllocatable computes on its state copy upstream.
-    """
-    if not ssn.allocatable(queue, task):
-        return False
-    if not task.init_resreq.less_equal(node.future_idle(), ZERO):
-        return False
-    return simulate_predicate(ssn, task, node) is None
-
-
-def simulate_predicate(ssn: Session, task: Task, node: Node) -> FitError | None:
-    """SimulatePredicateFn: first error of the plugins' simulate predicates.
-
-    Upstream only the predicates plugin registers one, and it runs just the inter-pod affinity filter:
-    no pod-count check (FutureIdle's `pods` covers that) and no static filters (those already passed
-    PredicateForPreemptAction). When no plugin registers `simulatePredicate` here, the full predicate is
-    used with its pod-count failure ignored, which is the same check for the filters Capacity Lab models.
-    """
-    registered = False
-    for tier in ssn.tiered("simulatePredicate"):
-        for _name, fn in tier:
-            registered = True
-            err = fn(task, node)
-            if err is not None:
-                return err
-    if registered:
-        return None
-    err = ssn.predicate(task, node)
-    if err is None or all(r == POD_COUNT_REASON for r in err.reasons):
-        return None
-    return err
-
-
-class DryRun:
-    """Tentative removals and re-adds of tasks on one live node, undone exactly by `undo`.
-
-    Why not a Statement: discarding an eviction returns the task as Running (trap 19) and records a last
-    transaction, and Evict changes the job's task index; a dry run must leave no trace at all.
+    Removing a task takes it off the live node and fires the plugins' DeallocateFunc, which keeps the
+    Kubernetes mirror and the queue counters of plugins without simulate hooks in step; plugins that
+    offer hooks (`simulate_state`, `simulate_remove_task`, `simulate_add_task`, `simulate_allocatable`,
+    `simulate_predicate`, as proportion does) get their own state copy, as upstream. `undo` restores
+    everything exactly. Why not a Statement: discarding an eviction returns the task as Running
+    (trap 19), records a last transaction and moves the job's task index; a dry run must leave no trace.
     """
 
     def __init__(self, ssn: Session, node: Node) -> None:
@@ -190,25 +159,95 @@ class DryRun:
         self.removed: dict[str, Task] = {}
         self._task_order = list(node.tasks)
         self._mirror_order = list(node.mirror)
+        self.states: dict[str, Any] = {}
+        for name, plugin in ssn.plugins.items():
+            if hasattr(plugin, "simulate_state") and _enabled(ssn, name, "preemptable", "allocatable"):
+                self.states[name] = plugin.simulate_state()
 
     def remove(self, task: Task) -> None:
-        """NodeInfo.RemoveTask on the node plus SimulateRemoveTask (the plugins' DeallocateFunc)."""
+        """NodeInfo.RemoveTask on the node plus SimulateRemoveTask."""
         self.node.remove_task(task)
         self.ssn.fire_deallocate(task)
+        for name, state in self.states.items():
+            hook = getattr(self.ssn.plugins[name], "simulate_remove_task", None)
+            if hook is not None:
+                hook(state, task)
         self.removed[task.uid] = task
 
     def add(self, task: Task) -> None:
-        """NodeInfo.AddTask on the node plus SimulateAddTask (the plugins' AllocateFunc)."""
+        """NodeInfo.AddTask on the node plus SimulateAddTask."""
         self.node.add_task(task)
         self.ssn.fire_allocate(task)
+        for name, state in self.states.items():
+            hook = getattr(self.ssn.plugins[name], "simulate_add_task", None)
+            if hook is not None:
+                hook(state, task)
         del self.removed[task.uid]
 
     def undo(self) -> None:
-        """Put every removed task back and restore the node's iteration orders."""
+        """Put every removed task back on the live node and restore the node's iteration orders."""
         for task in reversed(list(self.removed.values())):
-            self.add(task)
+            self.node.add_task(task)
+            self.ssn.fire_allocate(task)
+        self.removed.clear()
         _reorder(self.node.tasks, self._task_order)
         _reorder(self.node.mirror, self._mirror_order)
+
+    def fits(self, queue: QueueSpec, task: Task) -> bool:
+        """SimulateAllocatable, the request within FutureIdle, then SimulatePredicate."""
+        if not self.allocatable(queue, task):
+            return False
+        if not task.init_resreq.less_equal(self.node.future_idle(), ZERO):
+            return False
+        return self.predicate(task) is None
+
+    def allocatable(self, queue: QueueSpec, task: Task) -> bool:
+        """SimulateAllocatableFn: AND over the plugins with Allocatable on.
+
+        A plugin with a `simulate_allocatable` hook answers on its state copy (proportion's, like
+        Volcano's, skips the queue-Open check); one without answers with its Allocatable function on
+        its live counters, which the removals above have already moved.
+        """
+        ssn = self.ssn
+        for tier in ssn.tiered("allocatable"):
+            for name, fn in tier:
+                hook = getattr(ssn.plugins.get(name), "simulate_allocatable", None)
+                if hook is not None and name in self.states:
+                    ok = hook(self.states[name], queue, task)
+                else:
+                    ok = fn(queue, task)
+                ssn.trace.take()  # a dry-run answer is not a decision; drop the plugin's reasons
+                if not ok:
+                    return False
+        return True
+
+    def predicate(self, task: Task) -> FitError | None:
+        """SimulatePredicateFn: the first error of the plugins with Predicate on.
+
+        Upstream only the predicates plugin has one and it runs just the inter-pod affinity filter: no
+        pod count (FutureIdle's `pods` covers it) and no static filters (they passed
+        PredicateForPreemptAction already). Without a `simulate_predicate` hook the plugin's full
+        predicate stands in, with a failure that is only the pod count ignored.
+        """
+        ssn = self.ssn
+        for tier in ssn.tiered("predicate"):
+            for name, fn in tier:
+                hook = getattr(ssn.plugins.get(name), "simulate_predicate", None)
+                if hook is not None:
+                    err = hook(self.states.get(name), task, self.node)
+                else:
+                    err = fn(task, self.node)
+                    if err is not None and all(r == POD_COUNT_REASON for r in err.reasons):
+                        err = None
+                if err is not None:
+                    return err
+        return None
+
+
+def _enabled(ssn: Session, plugin: str, *points: str) -> bool:
+    """Whether the plugin's first tier entry turns on any of these extension points."""
+    opt = ssn.conf.plugin(plugin)
+    return opt is not None and any(opt.enabled(p) for p in points)
 
 
 def _reorder(d: dict[str, Task], order: list[str]) -> None:

@@ -1,0 +1,197 @@
+"""Tables the pages show, built from engine state: plain functions (no Streamlit), rows as dicts.
+
+Decision records name a subject (a pod `ns/name`, a job `ns/name`, a queue, ...). To filter them by
+queue, job or pod, `record_links` resolves the subject against the cluster as it was when the cycle
+ran, so a pod that has since finished is still found.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from capacity.charts import describe
+from capacity.cluster import Cluster, PodObj
+from capacity.resources import Resource, to_dict
+from capacity.trace import Record
+from ui.state import Step
+
+
+def _res(r: Resource | None) -> str:
+    return describe(to_dict(r)) if r is not None else "-"
+
+
+def pod_job(cluster: Cluster, pod: PodObj) -> str:
+    return f"{pod.namespace}/{pod.group}" if pod.group else ""
+
+
+def job_rows(cluster: Cluster) -> list[dict[str, Any]]:
+    """One row per PodGroup: queue, phase, gang size and where its pods stand."""
+    pods_of: dict[str, list[PodObj]] = {}
+    for pod in cluster.pods.values():
+        pods_of.setdefault(pod_job(cluster, pod), []).append(pod)
+    rows = []
+    for uid, pg in sorted(cluster.podgroups.items()):
+        pods = pods_of.get(uid, [])
+        request = Resource()
+        for pod in pods:
+            request.add(pod.resreq)
+        placed = sum(1 for p in pods if p.node_name and not p.deleting)
+        rows.append({
+            "job": uid, "queue": pg.queue, "phase": pg.phase, "minMember": pg.min_member,
+            "pods": len(pods), "placed": placed, "waiting": sum(1 for p in pods if not p.node_name),
+            "terminating": sum(1 for p in pods if p.deleting),
+            "priority": cluster.job_priority(pg), "request": _res(request),
+            "minResources": _res(pg.min_resources),
+        })
+    return rows
+
+
+def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
+    """One row per pod: its job, queue, phase, the scheduler's task status and node."""
+    rows = []
+    for key, pod in sorted(cluster.pods.items()):
+        job = pod_job(cluster, pod)
+        pg = cluster.podgroups.get(job)
+        rows.append({
+            "pod": key, "job": job, "queue": pg.queue if pg else "", "phase": pod.phase,
+            "status": pod.task_status().name or "", "node": pod.node_name, "terminating": pod.deleting,
+            "request": _res(pod.resreq),
+        })
+    return rows
+
+
+def pending_pods(cluster: Cluster) -> list[str]:
+    """Pods without a node, the ones a user asks "why is this pending?" about."""
+    return [key for key, pod in sorted(cluster.pods.items()) if not pod.node_name]
+
+
+# ---- what one cycle did -------------------------------------------------------------------------
+
+
+@dataclass
+class CycleSummary:
+    binds: list[dict[str, Any]]
+    evicted: list[dict[str, Any]]
+    pipelined: list[dict[str, Any]]
+    phases: list[dict[str, Any]]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.binds or self.evicted or self.pipelined or self.phases)
+
+
+def cycle_summary(step: Step) -> CycleSummary:
+    """Binds, evictions, pipelined jobs and PodGroup phase changes of one cycle, from its CycleResult."""
+    before = step.before
+    res = step.result
+
+    def job_queue(pod_key: str) -> tuple[str, str]:
+        pod = before.pods.get(pod_key)
+        job = pod_job(before, pod) if pod else ""
+        pg = before.podgroups.get(job)
+        return job, pg.queue if pg else ""
+
+    binds = [{"pod": k, "node": n, "job": job_queue(k)[0], "queue": job_queue(k)[1]}
+             for k, n in sorted(res.binds.items())]
+    evicted = [{"pod": k, "node": before.pods[k].node_name if k in before.pods else "",
+                "job": job_queue(k)[0], "queue": job_queue(k)[1]} for k in res.evicted]
+    pipelined = [{"job": j, "nodes": ", ".join(nodes)} for j, nodes in sorted(res.pipelined.items())]
+    phases = []
+    for uid, phase in sorted(res.podgroup_phases.items()):
+        old = before.podgroups[uid].phase if uid in before.podgroups else ""
+        if old != phase:
+            phases.append({"job": uid, "before": old, "after": phase})
+    return CycleSummary(binds, evicted, pipelined, phases)
+
+
+def history_rows(steps: Iterable[Step]) -> list[dict[str, Any]]:
+    """One line per cycle: how many binds, evictions, pipelined jobs and decision records."""
+    return [{"cycle": s.cycle, "binds": len(s.result.binds), "evicted": len(s.result.evicted),
+             "pipelined": len(s.result.pipelined), "records": len(s.records)} for s in steps]
+
+
+# ---- decision records ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Links:
+    pod: str
+    job: str
+    queue: str
+
+
+def record_links(record: Record, cluster: Cluster) -> Links:
+    """The pod, job and queue a record is about, resolved against `cluster` (before the cycle)."""
+    subject = record.subject
+    detail = record.detail or {}
+    pod = cluster.pods.get(subject)
+    if pod is not None:
+        job = pod_job(cluster, pod)
+        pg = cluster.podgroups.get(job)
+        return Links(subject, job, pg.queue if pg else str(detail.get("queue", "")))
+    pg = cluster.podgroups.get(subject)
+    if pg is not None:
+        return Links("", subject, pg.queue)
+    if subject in cluster.queues:
+        return Links("", "", subject)
+    job = str(detail.get("job", ""))
+    pg = cluster.podgroups.get(job)
+    return Links("", job, pg.queue if pg else str(detail.get("queue", "")))
+
+
+def _reasons(record: Record) -> str:
+    return " | ".join(f"[{r.plugin}/{r.rule}] {r.text}" for r in record.reasons)
+
+
+def _values(record: Record) -> str:
+    d = record.as_dict()
+    values = {**d.get("detail", {}), **{f"{r['plugin']}.{r['rule']}": r["values"] for r in d.get("reasons", [])
+                                        if r.get("values")}}
+    return json.dumps(values, sort_keys=True) if values else ""
+
+
+def record_rows(records: Iterable[Record], cluster: Cluster) -> list[dict[str, Any]]:
+    """Decision records as table rows with their pod, job and queue resolved."""
+    rows = []
+    for r in records:
+        links = record_links(r, cluster)
+        rows.append({
+            "cycle": r.cycle, "action": r.action, "kind": r.kind, "subject": r.subject,
+            "verdict": json.dumps(r.as_dict()["verdict"]), "plugin": r.plugin, "queue": links.queue,
+            "job": links.job, "pod": links.pod, "reasons": _reasons(r), "numbers": _values(r),
+        })
+    return rows
+
+
+def filter_rows(rows: Iterable[dict[str, Any]], *, actions: Iterable[str] = (), queue: str = "", job: str = "",
+                pod: str = "") -> list[dict[str, Any]]:
+    """Keep rows of the given actions (all when empty) about the given queue / job / pod (any when "")."""
+    wanted = set(actions)
+    out = []
+    for row in rows:
+        if wanted and row["action"] not in wanted:
+            continue
+        if queue and row["queue"] != queue:
+            continue
+        if job and row["job"] != job:
+            continue
+        if pod and row["pod"] != pod:
+            continue
+        out.append(row)
+    return out
+
+
+def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) -> list[dict[str, Any]]:
+    """Every record about the pod itself, its job (enqueue, gang, ...) or its queue (overused, ...)."""
+    pod = cluster.pods.get(pod_key)
+    if pod is None:
+        return []
+    job = pod_job(cluster, pod)
+    pg = cluster.podgroups.get(job)
+    queue = pg.queue if pg else ""
+    return [row for row in rows
+            if row["pod"] == pod_key or (job and row["job"] == job and not row["pod"])
+            or (queue and row["subject"] == queue)]
