@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from capacity.export import export_yaml
-from ui.state import fixture_description, fixture_names, get_workspace
+from ui.state import Problem, fixture_description, fixture_names, get_workspace
 from ui.widgets import scenario_caption, show_problem
 
 ws = get_workspace()
@@ -39,8 +39,7 @@ def _load_paste() -> None:
     ws.load_text(text, name="pasted", source="pasted YAML", input_key="paste", conf_text=conf if conf.strip() else None)
 
 
-def _missing(where: str):
-    from ui.state import Problem
+def _missing(where: str) -> Problem:
     return Problem(where, "", "give a cluster YAML first")
 
 

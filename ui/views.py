@@ -195,3 +195,18 @@ def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) 
     return [row for row in rows
             if row["pod"] == pod_key or (job and row["job"] == job and not row["pod"])
             or (queue and row["subject"] == queue)]
+
+
+def queue_detail_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
+    """One queue's numbers per resource dimension: rows cpu, memory, GPUs...; columns the metrics."""
+    from capacity.charts import TABLE_METRICS, resource_names
+    from capacity.quantity import format_resource_value
+
+    rows = []
+    for name in resource_names({"q": numbers}):
+        row: dict[str, Any] = {"resource": name}
+        for metric in (*TABLE_METRICS, "request", "inqueue", "elastic"):
+            values = numbers.get(metric) or {}
+            row[metric] = format_resource_value(name, values[name]) if name in values else "-"
+        rows.append(row)
+    return rows

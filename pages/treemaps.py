@@ -1,0 +1,30 @@
+"""Treemaps: each queue's deserved, allocated, guarantee, capability or realCapability on one resource."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from capacity.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
+from ui.state import get_workspace
+from ui.widgets import scenario_caption
+
+ws = get_workspace()
+
+st.title("Treemaps")
+scenario_caption(ws)
+numbers = ws.queue_numbers()
+if not numbers:
+    st.info("The scheduler configuration has no `capacity` plugin: there are no queue numbers to draw.",
+            icon=":material/info:")
+    st.stop()
+
+metric = st.radio("Quantity", TREEMAP_METRICS, horizontal=True, key="treemap_metric")
+resource = st.radio("Resource", resource_names(numbers), horizontal=True, key="treemap_resource")
+tm = treemap(numbers, metric, resource)
+if tm.branchvalues == "remainder":
+    st.warning(overflow_message(tm, numbers, metric, resource), icon=":material/warning:")
+if tm.empty:
+    st.info(f"Every queue's {metric} on {resource} is zero: there is nothing to draw.", icon=":material/info:")
+st.plotly_chart(tm.figure, key="treemap", width="stretch")
+st.caption("Tile size: the quantity; colour: the queue's share (allocated / deserved on its dominant dimension, "
+           "1 = at deserved). Hover a tile for the exact value.")
