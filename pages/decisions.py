@@ -37,7 +37,8 @@ st.dataframe(shown, hide_index=True, key="decisions_table",
              column_config={"reasons": st.column_config.TextColumn(width="large")})
 
 st.subheader("Why is this pod pending?")
-waiting = pending_pods(step.before)
+# Pods still waiting after this cycle first: those are the ones a user asks about.
+waiting = sorted(pending_pods(step.before), key=lambda key: key in step.result.binds)
 if not waiting:
     st.markdown(f"Every pod had a node before cycle {cycle}.")
     st.stop()

@@ -142,6 +142,11 @@ def record_links(record: Record, cluster: Cluster) -> Links:
     return Links("", job, pg.queue if pg else str(detail.get("queue", "")))
 
 
+def _verdict(record: Record) -> str:
+    verdict = record.as_dict()["verdict"]
+    return verdict if isinstance(verdict, str) else json.dumps(verdict)
+
+
 def _reasons(record: Record) -> str:
     return " | ".join(f"[{r.plugin}/{r.rule}] {r.text}" for r in record.reasons)
 
@@ -160,7 +165,7 @@ def record_rows(records: Iterable[Record], cluster: Cluster) -> list[dict[str, A
         links = record_links(r, cluster)
         rows.append({
             "cycle": r.cycle, "action": r.action, "kind": r.kind, "subject": r.subject,
-            "verdict": json.dumps(r.as_dict()["verdict"]), "plugin": r.plugin, "queue": links.queue,
+            "verdict": _verdict(r), "plugin": r.plugin, "queue": links.queue,
             "job": links.job, "pod": links.pod, "reasons": _reasons(r), "numbers": _values(r),
         })
     return rows

@@ -143,6 +143,26 @@ def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     return out
 
 
+def accumulate_job(attr: QueueAttr, job: Job) -> None:
+    """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job."""
+    for status, bucket in job.index.items():
+        if status & ALLOCATED_STATUSES:
+            for t in bucket.values():
+                attr.allocated.add(t.resreq)
+                attr.request.add(t.resreq)
+        elif status == TaskStatus.PENDING:
+            for t in bucket.values():
+                attr.request.add(t.resreq)
+    if job.min_resources is not None:
+        if job.phase == PodGroupPhase.INQUEUE:
+            attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
+        elif job.phase == PodGroupPhase.RUNNING:
+            allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
+            if allocated_num >= job.min_available:
+                attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
+    attr.elastic.add(job.elastic_resources())
+
+
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
 
@@ -178,25 +198,6 @@ class CapacityPlugin(Plugin):
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
 
     # ---- attribute building ------------------------------------------------------------------
-    def _accumulate(self, attr: QueueAttr, job: Job) -> None:
-        """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job."""
-        for status, bucket in job.index.items():
-            if status & ALLOCATED_STATUSES:
-                for t in bucket.values():
-                    attr.allocated.add(t.resreq)
-                    attr.request.add(t.resreq)
-            elif status == TaskStatus.PENDING:
-                for t in bucket.values():
-                    attr.request.add(t.resreq)
-        if job.min_resources is not None:
-            if job.phase == PodGroupPhase.INQUEUE:
-                attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
-            elif job.phase == PodGroupPhase.RUNNING:
-                allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
-                if allocated_num >= job.min_available:
-                    attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
-        attr.elastic.add(job.elastic_resources())
-
     def _build_flat(self) -> None:
         ssn = self.ssn
         total_guarantee = Resource.empty()
@@ -219,7 +220,7 @@ class CapacityPlugin(Plugin):
                     real.min_dimension_resource(attr.capability, INFINITY)
                 attr.real_capability = real
                 self.attrs[q.name] = attr
-            self._accumulate(attr, job)
+            accumulate_job(attr, job)
         for attr in self.attrs.values():
             attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
             attr.deserved = res_max(attr.deserved, attr.guarantee)
@@ -257,7 +258,7 @@ class CapacityPlugin(Plugin):
                 return self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
                                    "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
             before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
-            self._accumulate(attr, job)
+            accumulate_job(attr, job)
             deltas = (attr.allocated.clone().add(_neg(before[0])), attr.request.clone().add(_neg(before[1])),
                       attr.inqueue.clone().add(_neg(before[2])), attr.elastic.clone().add(_neg(before[3])))
             for anc in attr.ancestors:
@@ -584,7 +585,7 @@ class CapacityPlugin(Plugin):
 
     def on_session_close(self, ssn: Session) -> None:
         for name, attr in self.attrs.items():
-            ssn.result.queues[name] = attr.summary()
+            ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
 
 
 def _neg(r: Resource) -> Resource:

@@ -14,7 +14,7 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import CapacityPlugin, QueueAttr, deduct_sch_gated
+from capacity.plugins.capacity import QueueAttr, accumulate_job, deduct_sch_gated
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -29,7 +29,6 @@ from capacity.resources import (
 # capacity.py's buildQueueAttrs step 3 (allocated, request, inqueue with the Inqueue/Running rules,
 # elastic); proportion.go:135-176 accumulates exactly the same way. The method reads nothing from
 # `self`, so it is reused as a plain function.
-_accumulate = CapacityPlugin._accumulate
 
 
 class ProportionAttr(QueueAttr):
@@ -119,7 +118,7 @@ class ProportionPlugin(Plugin):
                     real.min_dimension_resource(attr.capability, INFINITY)
                 attr.real_capability = real
                 self.attrs[q.name] = attr
-            _accumulate(self, attr, job)  # type: ignore[arg-type]
+            accumulate_job(attr, job)
 
     # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
     def _compute_deserved(self) -> None:
@@ -340,4 +339,4 @@ class ProportionPlugin(Plugin):
 
     def on_session_close(self, ssn: Session) -> None:
         for name, attr in self.attrs.items():
-            ssn.result.queues[name] = attr.summary()
+            ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
