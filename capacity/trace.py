@@ -91,10 +91,10 @@ class Trace:
         if self.enabled:
             self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take()))
 
-    def event(self, kind: str, subject: str, verdict: Any = True, **detail: Any) -> None:
-        """File an action outcome (bind, evict, pipeline, skip, phase ...)."""
+    def event(self, kind: str, subject: str, verdict: Any = True, plugin: str = "", **detail: Any) -> None:
+        """File an action outcome (bind, evict, pipeline, skip, phase ...) or a plugin's victim list."""
         if self.enabled:
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", self.take(),
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take(),
                                        detail))
 
     def for_subject(self, subject: str) -> list[Record]:
