@@ -92,13 +92,13 @@ def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
     for doc in objs:
         found_conf |= reader.read(doc)
     if conf_text is not None:
-        cluster.conf = _parse_conf_text(conf_text, "volcano-scheduler.conf")
+        cluster.conf = parse_conf_text(conf_text, "volcano-scheduler.conf")
         found_conf = True
     reader.finish(found_conf)
     return cluster
 
 
-def _parse_conf_text(text: str, where: str) -> SchedulerConf:
+def parse_conf_text(text: str, where: str) -> SchedulerConf:
     stripped = text.lstrip()
     if stripped.startswith(("apiVersion", "kind")):
         # A whole ConfigMap pasted where the conf was expected: take its data.

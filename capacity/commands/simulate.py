@@ -1,0 +1,88 @@
+"""`simulate CLUSTER.yaml --cycles N --format json|text [--trace FILE]`: the acceptance output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from capacity.errors import InputError
+from capacity.framework.session import SessionOptions
+from capacity.scheduler import simulate
+from capacity.trace import Trace
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("simulate", help="run scheduling cycles on a cluster dump")
+    add_cluster_args(s)
+    s.add_argument("--cycles", type=int, default=1)
+    s.add_argument("--format", choices=("json", "text"), default="text")
+    s.add_argument("--trace", metavar="FILE", help="write every decision as JSON Lines")
+
+
+def add_cluster_args(s: argparse.ArgumentParser) -> None:
+    """The input every engine command reads: the dump, an optional conf, compatibility switches."""
+    s.add_argument("cluster", help="YAML: a stream or a kind: List of Nodes, Queues, PodGroups, Pods, ...")
+    s.add_argument("--conf", help="volcano-scheduler.conf (or its ConfigMap) if not inside the dump")
+    s.add_argument("--leaf-only-allocatable", action="store_true",
+                   help="seed 003 compatibility: hierarchical allocate checks only the leaf queue")
+    s.add_argument("--seed004-root", action="store_true",
+                   help="seed 004 compatibility: root capability/deserved default to the cluster total")
+
+
+def load(args: argparse.Namespace, warn: bool = True) -> Any:
+    """Read the cluster (and conf) named on the command line, printing tolerated-input warnings."""
+    from capacity.k8s import load_cluster_file, parse_conf_text
+    cluster = load_cluster_file(args.cluster)
+    if args.conf:
+        try:
+            with open(args.conf, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise InputError(args.conf, "", f"cannot be read: {exc.strerror or exc}") from None
+        cluster.conf = parse_conf_text(text, args.conf)
+    if warn:
+        for w in [*cluster.warnings, *cluster.conf.warnings]:
+            print(f"warning: {w}", file=sys.stderr)
+    return cluster
+
+
+def options(args: argparse.Namespace) -> SessionOptions:
+    return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.cycles < 1:
+        raise InputError("--cycles", "", "must be at least 1")
+    cluster = load(args)
+    trace = Trace(enabled=bool(args.trace))
+    out = simulate(cluster, args.cycles, trace, options(args)).as_json()
+    if args.trace:
+        with open(args.trace, "w", encoding="utf-8") as fh:
+            for rec in trace.records:
+                fh.write(json.dumps(rec.as_dict()) + "\n")
+    print(json.dumps(out) if args.format == "json" else render_text(out))
+    return 0
+
+
+def render_text(out: dict[str, Any]) -> str:
+    from capacity.quantity import format_resource_value
+
+    def fmt(d: dict[str, Any]) -> str:
+        return ", ".join(f"{k} {format_resource_value(k, v)}" for k, v in d.items()) or "-"
+
+    lines = [f"binds ({len(out['binds'])}):"]
+    lines += [f"  {pod} -> {node}" for pod, node in sorted(out["binds"].items())] or ["  none"]
+    lines.append(f"evicted ({len(out['evicted'])}):")
+    lines += [f"  {pod}" for pod in out["evicted"]] or ["  none"]
+    lines.append("pipelined:")
+    lines += [f"  {job} on {', '.join(nodes)}" for job, nodes in sorted(out["pipelined"].items())] or ["  none"]
+    lines.append("podgroup phases:")
+    lines += [f"  {pg}: {ph}" for pg, ph in sorted(out["podgroupPhases"].items())] or ["  none"]
+    lines.append("queues:")
+    for name, q in sorted(out["queues"].items()):
+        lines.append(f"  {name}: share {q['share']:.3f}")
+        for key in ("deserved", "allocated", "realCapability"):
+            lines.append(f"    {key:<15}{fmt(q[key])}")
+    return "\n".join(lines)
