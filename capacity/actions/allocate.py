@@ -54,6 +54,9 @@ def execute(ssn: Session) -> None:
         if not jobs:
             continue
         job = jobs.pop()
+        if ssn.trace.enabled:
+            ssn.trace.event("allocateJob", job.uid, queue.name, priority=job.priority,
+                            ready=job.ready_task_num(), **ssn.describe_queue(queue))
         tasks = worksheets[job.uid]
         stmt = allocate_for_tasks(ssn, job, tasks, queue)
         if stmt is not None and ssn.job_ready(job):
@@ -97,6 +100,8 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
         best, pipelined = choose_node(ssn, task, candidates)
         if best is None:
             continue
+        if trace.enabled:
+            trace.event("nodeChosen", task.key, best.name, feasible=len(candidates), pipelined=pipelined)
         if not pipelined:
             stmt.allocate(task, best)
         else:

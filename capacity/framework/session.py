@@ -263,6 +263,15 @@ class Session:
         pq = PriorityQueue(self.victim_less(preemptor), victims)
         return [pq.pop() for _ in range(len(pq))]
 
+    def describe_queue(self, queue: QueueSpec) -> dict[str, Any]:
+        """What the queue-order plugins know about a queue right now (for the decision trace)."""
+        out: dict[str, Any] = {}
+        for plugin in self.plugins.values():
+            describe = getattr(plugin, "describe_queue", None)
+            if describe is not None:
+                out.update(describe(queue))
+        return out
+
     # ---- job predicates ------------------------------------------------------------------
     def job_valid(self, job: Job) -> tuple[bool, str]:
         for tier in self.tiered("jobValid"):
@@ -275,16 +284,22 @@ class Session:
 
     def _vote(self, point: str, subject: str, *args: Any) -> bool:
         """JobEnqueueable / JobPipelined voting: a Reject wins, a tier with a Permit decides."""
-        for tier in self.tiered(point):
+        tiers = self.tiered(point)
+        trace = self.trace
+        for ti, tier in enumerate(tiers):
             permit = False
             for name, fn in tier:
                 v = fn(*args)
-                self.trace.vote(point, subject, name, {PERMIT: "Permit", REJECT: "Reject"}.get(v, "Abstain"))
+                trace.vote(point, subject, name, {PERMIT: "Permit", REJECT: "Reject"}.get(v, "Abstain"))
                 if v < 0:
                     return False
                 if v > 0:
                     permit = True
             if permit:
+                later = [n for t in tiers[ti + 1:] for n, _ in t]
+                if later and trace.enabled:
+                    trace.event(f"{point}TierShortCircuit", subject, True, tier=ti,
+                                quirk=f"a Permit in tier {ti + 1} hides {', '.join(later)} in later tiers")
                 return True
         return True
 
@@ -348,14 +363,16 @@ class Session:
     # ---- victims -------------------------------------------------------------------------
     def _victims(self, point: str, preemptor: Task, candidates: list[Task]) -> list[Task] | None:
         """Tiered intersection (session_plugins.go:225-321), including the empty-resets-to-nil quirk."""
-        for tier in self.tiered(point):
+        trace = self.trace
+        tiers = self.tiered(point)
+        for ti, tier in enumerate(tiers):
             victims: list[Task] | None = None
             for name, fn in tier:
                 got, vote = fn(preemptor, candidates)
                 if vote == ABSTAIN:
-                    self.trace.take()
+                    trace.take()
                     continue
-                self.trace.event(f"{point}Vote", preemptor.key, [t.key for t in got], plugin=name)
+                trace.event(f"{point}Vote", preemptor.key, [t.key for t in got], plugin=name, tier=ti)
                 if not got:
                     victims = None
                     break
@@ -366,7 +383,14 @@ class Session:
                     inter = [t for t in victims if t.uid in keep]
                     victims = inter or None
             if victims is not None:
+                if trace.enabled:
+                    later = [n for t in tiers[ti + 1:] for n, _ in t]
+                    quirk = (f"tier {ti + 1} decided; {', '.join(later)} in later tiers were not consulted "
+                             "(Volcano issue #5896)") if later else ""
+                    trace.event(f"{point}Result", preemptor.key, [t.key for t in victims], tier=ti,
+                                quirk=quirk)
                 return victims
+        trace.event(f"{point}Result", preemptor.key, [], tier=-1)
         return None
 
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> list[Task] | None:

@@ -27,6 +27,8 @@ from capacity.resources import (
 )
 
 ROOT = "root"
+STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
+                      "leaf's share")
 LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancestors' (Volcano HEAD)"
 
 
@@ -165,6 +167,16 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
 
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
+
+
+def _sum_over(parts: list[Resource], limit: Resource, names: list[str]) -> str:
+    """'cpu 55 + 10 > 60, memory ...' in the units users write, for the sentence of a reason."""
+    from capacity.quantity import format_resource_value as fv
+
+    def val(r: Resource, n: str) -> float:
+        return getattr(r, n) if n in ("cpu", "memory") else r.get(n)
+
+    return ", ".join(f"{n} {' + '.join(fv(n, val(p, n)) for p in parts)} > {fv(n, val(limit, n))}" for n in names)
 
 
 class CapacityPlugin(Plugin):
@@ -359,6 +371,18 @@ class CapacityPlugin(Plugin):
             return 0
         return -1 if ll > rl else 1
 
+    def describe_queue(self, queue: QueueSpec) -> dict[str, Any]:
+        """The share this queue is ordered by, and in hierarchical mode the ancestors' (stale) shares."""
+        attr = self.attrs.get(queue.name)
+        if attr is None:
+            return {}
+        out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
+        if self.hierarchy:
+            out["path"] = attr.path()
+            out["ancestorShares"] = {a.name: a.share for a in attr.ancestors}
+            out["quirk"] = STALE_SHARES_QUIRK
+        return out
+
     # ---- checks --------------------------------------------------------------------------------
     def _path(self, attr: QueueAttr) -> list[QueueAttr]:
         """The queues a hierarchical check walks: the leaf, then its parent, up to root."""
@@ -394,7 +418,8 @@ class CapacityPlugin(Plugin):
                     self.trace.because(
                         self.name, "realCapability",
                         f"queue {a.name} would exceed its realCapability on {', '.join(failed)} at level "
-                        f"{a.path()}", queue=a.name, level=a.path(), dimensions=failed,
+                        f"{a.path()}: {_sum_over([a.allocated, req], a.real_capability, failed)}",
+                        queue=a.name, level=a.path(), dimensions=failed,
                         allocated=_fmt(a.allocated, failed), request=_fmt(req, failed),
                         realCapability=_fmt(a.real_capability, failed))
                 return False
@@ -469,7 +494,8 @@ class CapacityPlugin(Plugin):
         ok, dims = future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, total_req)
         if ok:
             self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
-                               f"on {', '.join(dims)}", queue=queue.name, dimensions=dims)
+                               f"on {', '.join(dims)}", quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
+                               queue=queue.name, dimensions=dims)
             return True
         if self.hierarchy and self.ancestor_level > 0:
             for d in range(1, self.ancestor_level + 1):

@@ -41,6 +41,10 @@ class GangPlugin(Plugin):
             if occupied[job.uid] > job.min_available:
                 occupied[job.uid] -= 1
                 victims.append(t)
+                if trace.enabled:
+                    trace.because(self.name, "gangSurplus", f"{t.key} may go: job {job.uid} keeps "
+                                  f"{occupied[job.uid]} ready tasks, at least minAvailable {job.min_available}",
+                                  task=t.key, ready=occupied[job.uid] + 1, minAvailable=job.min_available)
             elif trace.enabled:
                 trace.because(self.name, "gangMinAvailable",
                               f"{t.key} kept: job {job.uid} would fall below minAvailable "

@@ -42,6 +42,9 @@ class PriorityPlugin(Plugin):
                                   f"{t.priority} is not below the preemptor's {preemptor.priority}",
                                   task=t.key, victimPriority=t.priority, preemptorPriority=preemptor.priority)
                 continue
+            if trace.enabled:
+                trace.because(self.name, "lowerPriority", f"{t.key} may go: lower priority than {preemptor.key}",
+                              task=t.key)
             victims.append(t)
         return victims, PERMIT
 
