@@ -384,3 +384,39 @@ def explain_queue(records: list[Record], cluster: Cluster, queue: str) -> list[E
         if pg.queue == queue:
             out.extend(explain_job(records, cluster, uid))
     return out
+
+
+def victim_table(records: list[Record], cycle: int | None = None) -> list[dict[str, Any]]:
+    """For every reclaim / preempt victim decision: one row per candidate with each plugin's verdict.
+
+    Columns: cycle, action, preemptor, candidate, one column per plugin that voted ("victim: rule" or
+    "kept: rule"), decidingTier, victim (in the tier's final list) and evicted (committed this cycle).
+    """
+    rows: list[dict[str, Any]] = []
+    recs = [r for r in records if cycle is None or r.cycle == cycle]
+    evicted = {(r.cycle, r.subject) for r in recs if r.kind == "evict"}
+    votes: list[Record] = []
+    for r in recs:
+        if r.kind.endswith("Vote") and isinstance(r.verdict, list):
+            votes.append(r)
+            continue
+        if not (r.kind.endswith("Result") and isinstance(r.verdict, list)):
+            continue
+        mine = [v for v in votes if v.subject == r.subject]
+        votes = [v for v in votes if v.subject != r.subject]
+        candidates: list[str] = []
+        for v in mine:
+            for name in [*v.verdict, *[x.values.get("task") for x in v.reasons]]:
+                if name and name not in candidates:
+                    candidates.append(name)
+        for cand in candidates:
+            row: dict[str, Any] = {"cycle": r.cycle, "action": r.action, "preemptor": r.subject, "candidate": cand}
+            for v in mine:
+                why = next((x.rule for x in v.reasons if x.values.get("task") == cand), "")
+                verdict = "victim" if cand in v.verdict else "kept"
+                row[f"tier{v.detail.get('tier', 0) + 1}:{v.plugin}"] = f"{verdict}: {why}" if why else verdict
+            row["decidingTier"] = r.detail.get("tier", -1) + 1 if r.detail.get("tier", -1) >= 0 else None
+            row["victim"] = cand in r.verdict
+            row["evicted"] = (r.cycle, cand) in evicted
+            rows.append(row)
+    return rows

@@ -60,3 +60,21 @@ def test_what_if_is_empty_for_a_job_that_is_placed_anyway() -> None:
     pg = next(iter(p for p in cluster.podgroups if any(
         pod.group == cluster.podgroups[p].name and not pod.node_name for pod in cluster.pods.values())))
     assert what_would_change(cluster, pg) == []
+
+
+def test_victim_table_shows_each_plugins_verdict() -> None:
+    import copy
+
+    from capacity.explain import victim_table
+    from capacity.scheduler import simulate
+    from capacity.trace import Trace
+    cluster = load_cluster_file(str(CORPUS / "capacity-flat-reclaim-reclaimer-dimensions-only" / "cluster.yaml"))
+    trace = Trace(enabled=True)
+    simulate(copy.deepcopy(cluster), 1, trace)
+    rows = {r["candidate"]: r for r in victim_table(trace.records)}
+    assert rows["ns1/p28"]["victim"] and rows["ns1/p28"]["evicted"]
+    capacity_col = next(k for k in rows["ns1/p28"] if k.endswith(":capacity"))
+    assert rows["ns1/p28"][capacity_col] == "victim: immediateVictim"
+    assert rows["ns1/p27"][capacity_col] == "kept: notOverDeserved"
+    assert rows["ns1/p26"][capacity_col] == "kept: noSharedDimension"
+    assert not rows["ns1/p27"]["evicted"]
