@@ -149,8 +149,9 @@ def _node_changes(cluster: Cluster, pending: list[Any], dims: list[str], total: 
     largest = max(pending, key=lambda p: tuple(_get(p.resreq, d) for d in dims))
     out: list[tuple] = []
     for node in cluster.nodes:
-        running = sorted((p for p in cluster.pods.values() if p.node_name == node.name
-                          and p.phase in ("Running", "Pending") and p not in pending), key=lambda p: (p.priority, p.key))
+        on_node = (p for p in cluster.pods.values()
+                   if p.node_name == node.name and p.phase in ("Running", "Pending") and p not in pending)
+        running = sorted(on_node, key=lambda p: (p.priority, p.key))
         free = node.allocatable.clone()
         for p in running:
             free.sub_without_assert(p.resreq)
