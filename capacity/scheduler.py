@@ -46,10 +46,17 @@ def run_actions(ssn: Session) -> None:
 
 def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOptions | None = None,
               write_back: bool = True) -> CycleResult:
-    """Run one cycle on `cluster`; with write_back the cluster moves to the next cycle's state."""
+    """Run one cycle on `cluster`; with write_back the cluster moves to the next cycle's state.
+
+    Tracing is on unless the caller passes a disabled Trace: the cycle's records come back in
+    `result.records` (and stay in `trace.records` when a Trace is given).
+    """
+    trace = trace if trace is not None else Trace(enabled=True)
+    start = len(trace.records)
     ssn = open_session(cluster, trace, options)
     run_actions(ssn)
     result = ssn.close()
+    result.records = trace.records[start:]
     if write_back:
         apply_cycle(cluster, result)
     return result
@@ -102,8 +109,8 @@ class RunResult:
 def simulate(cluster: Cluster, cycles: int = 1, trace: Trace | None = None,
              options: SessionOptions | None = None) -> RunResult:
     run = RunResult()
+    trace = trace if trace is not None else Trace(enabled=True)
     for i in range(cycles):
-        if trace is not None:
-            trace.cycle = i + 1
+        trace.cycle = i + 1
         run.cycles.append(run_cycle(cluster, trace, options))
     return run

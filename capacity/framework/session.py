@@ -73,6 +73,7 @@ class CycleResult:
     podgroup_phases: dict[str, str] = field(default_factory=dict)
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     nominated: dict[str, str] = field(default_factory=dict)
+    records: list[Any] = field(default_factory=list)  # this cycle's decision records (capacity.trace.Record)
 
 
 def compare_task(l: Task, r: Task) -> bool:
