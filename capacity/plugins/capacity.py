@@ -440,6 +440,7 @@ class CapacityPlugin(Plugin):
             self.trace.because(self.name, "noMinResources", "the job sets no minResources")
             return PERMIT
         min_req = job.min_resources
+        levels: list[str] = []
         for a in self._path(attr):
             r = min_req.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
@@ -453,7 +454,9 @@ class CapacityPlugin(Plugin):
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
                 return REJECT
-        self.trace.because(self.name, "enqueueRealCapability", "minResources fit the realCapability")
+            levels.append(a.path())
+        self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic fit "
+                           f"the realCapability at every level: {', '.join(levels)}", levels=levels)
         return PERMIT
 
     def job_enqueued(self, job: Job) -> None:
