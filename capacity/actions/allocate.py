@@ -15,6 +15,17 @@ from capacity.resources import ZERO
 
 
 def execute(ssn: Session) -> None:
+    queues, jobs_by_queue, worksheets = build_worksheets(ssn)
+    if ssn.options.legacy_namespace_fairshare:
+        from capacity.actions.allocate_legacy_ns import allocate_by_namespace
+        allocate_by_namespace(ssn, jobs_by_queue, worksheets)
+        return
+    allocate_queues(ssn, queues, jobs_by_queue, worksheets)
+
+
+def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, PriorityQueue[Job]],
+                                            dict[str, PriorityQueue[Task]]]:
+    """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them."""
     has_enqueue = "enqueue" in ssn.conf.actions
     queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn)
     queued: set[str] = set()
@@ -44,7 +55,12 @@ def execute(ssn: Session) -> None:
         if queue.name not in queued:
             queued.add(queue.name)
             queues.push(queue)
+    return queues, jobs_by_queue, worksheets
 
+
+def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queue: dict[str, PriorityQueue[Job]],
+                    worksheets: dict[str, PriorityQueue[Task]]) -> None:
+    """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):
