@@ -29,6 +29,9 @@ def add_cluster_args(s: argparse.ArgumentParser) -> None:
                    help="seed 003 compatibility: hierarchical allocate checks only the leaf queue")
     s.add_argument("--seed004-root", action="store_true",
                    help="seed 004 compatibility: root capability/deserved default to the cluster total")
+    s.add_argument("--legacy-namespace-fairshare", action="store_true",
+                   help="seed 002 compatibility (Volcano <= 1.7): allocate weighs namespaces by the ResourceQuota "
+                        "volcano.sh/namespace.weight")
 
 
 def load(args: argparse.Namespace, warn: bool = True) -> Any:
@@ -49,7 +52,8 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
 
 
 def options(args: argparse.Namespace) -> SessionOptions:
-    return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root)
+    return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
+                          legacy_namespace_fairshare=args.legacy_namespace_fairshare)
 
 
 def run(args: argparse.Namespace) -> int:
