@@ -1,6 +1,6 @@
 """Plotly figures from engine state: pure functions, no Streamlit, every number from the engine.
 
-The input is the per-queue summary the capacity plugin reports (`CycleResult.queues`: for each queue
+The input is the per-queue summary the queue plugin reports (`CycleResult.queues`: for each queue
 `deserved`, `allocated`, `realCapability`, `capability`, `guarantee` as `to_dict` values, `share` and
 `parent`). Figures only arrange those numbers; hover texts show them exactly, in Kubernetes units.
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.state import get_workspace
-from ui.views import filter_rows, pending_pods, record_rows, why_pending
+from ui.views import filter_rows, pending_pods, record_rows, trace_jsonl, why_pending
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
@@ -35,6 +35,11 @@ shown = filter_rows(rows, actions=actions, queue=queue, job=job, pod=pod)
 st.caption(f"{len(shown)} of {len(rows)} records of cycle {cycle}")
 st.dataframe(shown, hide_index=True, key="decisions_table",
              column_config={"reasons": st.column_config.TextColumn(width="large")})
+
+st.download_button(
+    "Download all decisions as JSON Lines", data=trace_jsonl(ws.history), file_name=f"{ws.scenario}-trace.jsonl",
+    mime="application/jsonl", key="download_trace", icon=":material/download:",
+)
 
 st.subheader("Why is this pod pending?")
 # Pods still waiting after this cycle first: those are the ones a user asks about.

@@ -1,4 +1,4 @@
-"""Queues: the queue tree and each queue's numbers, as the capacity plugin computes them."""
+"""Queues: the queue tree and each queue's numbers, as the queue plugin (capacity or proportion) computes them."""
 
 from __future__ import annotations
 
@@ -7,16 +7,15 @@ import streamlit as st
 from capacity.charts import queue_rows, queue_tree_figure
 from ui.state import get_workspace
 from ui.views import queue_detail_rows
-from ui.widgets import scenario_caption
+from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption
 
 ws = get_workspace()
 
 st.title("Queues")
 scenario_caption(ws)
-numbers = ws.queue_numbers()
+numbers = queue_numbers_picker(ws, key="queues_numbers")
 if not numbers:
-    st.info("The scheduler configuration has no `capacity` plugin, so there are no deserved / realCapability "
-            "numbers to show. Queues as written in the scenario:", icon=":material/info:")
+    st.info(f"{no_numbers_reason(ws)} Queues as written in the scenario:", icon=":material/info:")
     st.dataframe(
         [{"queue": q.name, "parent": q.parent, "weight": q.weight, "state": q.state}
          for q in ws.cluster.queues.values()],
@@ -24,8 +23,7 @@ if not numbers:
     )
     st.stop()
 
-st.caption("Numbers as a new scheduling session opens them on the current cluster (what the next cycle starts "
-           "from). Colour: share = allocated / deserved on the dominant dimension (1 = at deserved).")
+st.caption("Colour: share = allocated / deserved on the dominant dimension (1 = at deserved).")
 st.plotly_chart(queue_tree_figure(numbers), key="queue_tree", width="stretch")
 
 st.subheader("All queues")

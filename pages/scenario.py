@@ -71,8 +71,9 @@ with paste:
 st.markdown(f"Loaded scenario: **{ws.scenario}**")
 description = fixture_description(ws.scenario)
 if description:
-    with st.expander("About this scenario", expanded=True):
-        st.markdown(description)
+    heading, _, body = description.partition("\n")
+    with st.expander(heading.lstrip("# ") or "About this scenario", expanded=True):
+        st.markdown(body)
 
 c = ws.cluster
 cols = st.columns(5)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from capacity.charts import share_timeline_figure
-from ui.state import get_workspace
+from ui.state import get_workspace, option_names
 from ui.views import cycle_summary, history_rows
 from ui.widgets import scenario_caption, show_problem
 
@@ -27,6 +29,10 @@ def _rewind() -> None:
     st.session_state["shown_cycle"] = ws.cycle
 
 
+def _set_option(name: str) -> None:
+    ws.options = replace(ws.options, **{name: bool(st.session_state[f"option_{name}"])})
+
+
 st.title("Simulate")
 scenario_caption(ws)
 
@@ -43,6 +49,10 @@ with c3:
                  format_func=lambda c: "the start (before cycle 1)" if c == 0 else f"cycle {c}")
     st.button("Rewind", key="rewind_btn", on_click=_rewind, disabled=not targets, icon=":material/undo:")
 show_problem(ws.errors.get("simulate"), "The cluster stays as it was before that cycle.")
+
+with st.expander("Compatibility switches (older Volcano behaviour; all off = Volcano HEAD)"):
+    for name in option_names(ws.options):
+        st.toggle(name, value=getattr(ws.options, name), key=f"option_{name}", on_change=_set_option, args=(name,))
 
 if not ws.history:
     st.info("No cycle has run yet on this scenario. **Step one cycle** runs the configured actions "

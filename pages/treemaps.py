@@ -6,16 +6,15 @@ import streamlit as st
 
 from capacity.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
 from ui.state import get_workspace
-from ui.widgets import scenario_caption
+from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption
 
 ws = get_workspace()
 
 st.title("Treemaps")
 scenario_caption(ws)
-numbers = ws.queue_numbers()
+numbers = queue_numbers_picker(ws, key="treemaps_numbers")
 if not numbers:
-    st.info("The scheduler configuration has no `capacity` plugin: there are no queue numbers to draw.",
-            icon=":material/info:")
+    st.info(no_numbers_reason(ws), icon=":material/info:")
     st.stop()
 
 metric = st.radio("Quantity", TREEMAP_METRICS, horizontal=True, key="treemap_metric")

@@ -16,7 +16,7 @@ loses the previous valid state.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -159,20 +159,31 @@ class Workspace:
 
     # ---- numbers ----------------------------------------------------------------------------
     def queue_numbers(self) -> QueueNumbers:
-        """The capacity plugin's per-queue numbers for the current cluster, as a new session opens them.
+        """The queue plugin's per-queue numbers for the current cluster, as a new session opens them.
 
-        These are the same `summary()` values a cycle reports in `CycleResult.queues`, taken before the
-        next cycle decides anything. Empty when the scheduler configuration has no capacity plugin.
+        These are the same `summary()` values a cycle reports in `CycleResult.queues` (the first queue
+        plugin in tier order, capacity or proportion, reports a queue), taken before the next cycle
+        decides anything. Empty when the scheduler configuration has no such plugin.
         """
         ssn = open_session(self.cluster, None, self.options)
-        plugin = ssn.plugins.get("capacity")
-        if plugin is None:
-            return {}
-        return {name: attr.summary() for name, attr in sorted(plugin.attrs.items())}
+        numbers: QueueNumbers = {}
+        for plugin in ssn.plugins.values():  # opened in tier order
+            attrs = getattr(plugin, "attrs", None)
+            if not isinstance(attrs, dict):
+                continue
+            for name, attr in sorted(attrs.items()):
+                if hasattr(attr, "summary"):
+                    numbers.setdefault(name, attr.summary())
+        return numbers
 
     def share_history(self) -> list[tuple[int, QueueNumbers]]:
         """(cycle, queue numbers at the end of that cycle) for every cycle run."""
         return [(s.cycle, s.result.queues) for s in self.history]
+
+
+def option_names(options: SessionOptions) -> list[str]:
+    """The engine's compatibility switches (SessionOptions' boolean fields), for the pages to offer."""
+    return [f.name for f in fields(options) if isinstance(getattr(options, f.name), bool)]
 
 
 def new_workspace() -> Workspace:

@@ -171,6 +171,11 @@ def record_rows(records: Iterable[Record], cluster: Cluster) -> list[dict[str, A
     return rows
 
 
+def trace_jsonl(steps: Iterable[Step]) -> str:
+    """Every record of every cycle, one JSON object a line: the format of `python -m capacity simulate --trace`."""
+    return "".join(json.dumps(r.as_dict()) + "\n" for s in steps for r in s.records)
+
+
 def filter_rows(rows: Iterable[dict[str, Any]], *, actions: Iterable[str] = (), queue: str = "", job: str = "",
                 pod: str = "") -> list[dict[str, Any]]:
     """Keep rows of the given actions (all when empty) about the given queue / job / pod (any when "")."""

@@ -20,3 +20,29 @@ def show_problem(problem: Problem | None, kept: str = "") -> None:
     where = " · ".join(f"`{p}`" for p in (problem.obj, problem.field) if p)
     tail = f"\n\n{kept}" if kept else ""
     st.error(f"{where}: {problem.message}{tail}", icon=":material/error:")
+
+
+def queue_numbers_picker(ws: Workspace, key: str) -> dict:
+    """Let the user choose which queue numbers to look at: the current state or the end of a past cycle.
+
+    "Now" is what a new session opens on the current cluster; "end of cycle k" is what the capacity
+    plugin reported when cycle k closed (its `CycleResult.queues`).
+    """
+    options = [0, *reversed([s.cycle for s in ws.history])]
+    choice = st.selectbox(
+        "Numbers", options, key=key,
+        format_func=lambda c: "now (as the next cycle opens)" if c == 0 else f"at the end of cycle {c}",
+    )
+    if choice == 0:
+        return ws.queue_numbers()
+    return ws.step_at(choice).result.queues
+
+
+def no_numbers_reason(ws: Workspace) -> str:
+    """Why a scenario has no queue numbers to show."""
+    conf = ws.cluster.conf
+    if conf.plugin("capacity") is None and conf.plugin("proportion") is None:
+        return "The scheduler configuration has no queue plugin (`capacity` or `proportion`): no queue numbers."
+    if not ws.cluster.queues:
+        return "The scenario has no queues."
+    return "The queue plugin reports no queue (`proportion` only tracks queues that have jobs)."

@@ -17,7 +17,7 @@ def namespace_share(ssn: Session, namespace: str) -> float:
     """Dominant share of everything the namespace's jobs hold, against the cluster total."""
     total = ssn.total_resource
     names = total.resource_names()
-    alloc = {n: 0.0 for n in names}
+    alloc = dict.fromkeys(names, 0.0)
     for job in ssn.jobs.values():
         if job.namespace != namespace:
             continue

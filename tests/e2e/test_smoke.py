@@ -36,7 +36,7 @@ def test_home_page_shows_title(app_page: Page, streamlit_url: str):
     outside = outside_requests(page)
     page.goto(streamlit_url)
     expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    expect(page.get_by_text("The dashboard is coming")).to_be_visible()
+    expect(page.get_by_text("Every number on these pages comes from the engine")).to_be_visible()
     wait_for_app_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     assert outside == [], "the page must not need the internet"

@@ -1,0 +1,140 @@
+"""The Workspace (plain Python): loading never loses the previous valid state; step, run and rewind."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from capacity.export import export_yaml
+from capacity.scheduler import run_cycle
+from ui.state import Workspace, fixture_description, fixture_names, new_workspace, option_names
+from ui.views import (
+    cycle_summary,
+    filter_rows,
+    job_rows,
+    pod_rows,
+    record_links,
+    record_rows,
+    trace_jsonl,
+    why_pending,
+)
+
+
+@pytest.fixture
+def ws() -> Workspace:
+    return new_workspace()
+
+
+def test_fixtures_are_listed_default_first_with_descriptions():
+    names = fixture_names()
+    assert names[0] == "default" and "reclaim" in names
+    for name in names:
+        assert fixture_description(name).startswith("# ")
+
+
+def test_failed_load_keeps_everything(ws):
+    ws.step()
+    cluster, history = ws.cluster, list(ws.history)
+    assert not ws.load_text("kind: Queue\nmetadata: {name: q}\nspec: {weight: x}\n", name="bad", source="bad.yaml",
+                            input_key="upload")
+    assert ws.cluster is cluster and ws.history == history and ws.scenario == "default"
+    problem = ws.errors["upload"]
+    assert (problem.obj, problem.field) == ("Queue/q", "spec.weight")
+
+
+def test_successful_load_replaces_and_clears(ws):
+    ws.step()
+    assert not ws.load_text("not: [valid", name="bad", source="bad.yaml", input_key="upload")
+    assert "upload" in ws.errors  # a stale error from another input goes away on the next success
+    assert ws.load_fixture("reclaim")
+    assert ws.scenario == "reclaim" and ws.cycle == 0 and ws.errors == {}
+    assert not ws.load_fixture("no-such-fixture")
+    assert ws.scenario == "reclaim" and "fixture" in ws.errors
+
+
+def test_step_matches_the_engine_and_keeps_the_state_before(ws):
+    reference = new_workspace().cluster
+    expected = run_cycle(reference)
+    before = export_yaml(ws.cluster)
+    step = ws.step()
+    assert step.cycle == 1 and ws.cycle == 1
+    assert step.result.binds == expected.binds and step.result.queues == expected.queues
+    assert export_yaml(step.before) == before
+    assert export_yaml(ws.cluster) == export_yaml(reference)
+    assert step.records and {r.cycle for r in step.records} == {1}
+
+
+def test_run_and_rewind(ws):
+    after = []
+    for _ in range(3):
+        ws.step()
+        after.append(export_yaml(ws.cluster))
+    ws.run(2)
+    assert ws.cycle == 5 and [s.cycle for s in ws.history] == [1, 2, 3, 4, 5]
+    ws.rewind(2)
+    assert ws.cycle == 2 and export_yaml(ws.cluster) == after[1]
+    assert export_yaml(ws.cluster_after(1)) == after[0]
+    ws.step()
+    assert export_yaml(ws.cluster) == after[2], "replaying after a rewind gives the same cycle"
+    ws.rewind(0)
+    assert ws.cycle == 0 and export_yaml(ws.cluster) == export_yaml(new_workspace().cluster)
+    ws.rewind(7)  # out of range: nothing happens
+    assert ws.cycle == 0
+
+
+def test_queue_numbers_are_the_engines(ws):
+    numbers = ws.queue_numbers()
+    result = run_cycle(ws.cluster, write_back=False)
+    assert set(numbers) == set(result.queues)
+    for name, q in numbers.items():
+        for metric in ("deserved", "realCapability", "capability", "guarantee"):
+            assert q[metric] == result.queues[name][metric], (name, metric)
+    assert numbers["research-train"]["allocated"]["nvidia.com/gpu"] == 8000  # before the cycle allocates
+    assert ws.share_history() == []
+    ws.step()
+    assert ws.share_history() == [(1, ws.history[0].result.queues)]
+
+
+def test_tables_and_decisions(ws):
+    jobs = {r["job"]: r for r in job_rows(ws.cluster)}
+    assert jobs["research/train-llm"]["waiting"] == 4 and jobs["research/train-resnet"]["placed"] == 2
+    pods = {r["pod"]: r for r in pod_rows(ws.cluster)}
+    assert pods["research/eval-bert-0"]["queue"] == "research-eval" and pods["research/eval-bert-0"]["node"] == ""
+    step = ws.step()
+    summary = cycle_summary(step)
+    assert {b["pod"] for b in summary.binds} == set(step.result.binds)
+    assert {p["job"] for p in summary.phases} == {"production/batch-report", "research/eval-bert"}
+    rows = record_rows(step.records, step.before)
+    allocate = next(r for r in step.records if r.kind == "bind")
+    links = record_links(allocate, step.before)
+    assert links.pod == allocate.subject and links.queue
+    assert filter_rows(rows, actions=["enqueue"], queue="analytics-adhoc")
+    assert all(r["job"] == "research/train-llm" for r in why_pending(rows, step.before, "research/train-llm-2"))
+    assert why_pending(rows, step.before, "nobody/nothing") == []
+
+
+def test_evictions_in_the_cycle_summary():
+    ws = new_workspace()
+    ws.load_fixture("reclaim")
+    summary = cycle_summary(ws.step())
+    assert {e["pod"] for e in summary.evicted} == {"team-a/spark-etl-2", "team-a/spark-etl-3"}
+    assert summary.evicted[0]["node"] == "node-1" and summary.evicted[0]["queue"] == "team-a"
+    assert summary.pipelined == [{"job": "team-b/train", "nodes": "node-1, node-1"}]
+    # Cycle 2: the evicted pods are still terminating (Releasing), train stays pipelined on them.
+    assert cycle_summary(ws.step()).binds == []
+    third = cycle_summary(ws.step())
+    assert {b["pod"] for b in third.binds} == {"team-b/train-0", "team-b/train-1"}
+
+
+def test_trace_download_is_the_cli_format(ws):
+    ws.run(2)
+    lines = trace_jsonl(ws.history).splitlines()
+    assert len(lines) == sum(len(s.records) for s in ws.history)
+    first = json.loads(lines[0])
+    assert {"cycle", "action", "kind", "subject", "verdict"} <= set(first)
+    assert {json.loads(line)["cycle"] for line in lines} == {1, 2}
+
+
+def test_option_names_are_the_engines_switches(ws):
+    assert {"leaf_only_allocatable", "seed004_root_init"} <= set(option_names(ws.options))
