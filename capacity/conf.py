@@ -12,8 +12,6 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from capacity.errors import InputError
 
 #: Every PluginOption switch with its default when the key is absent from YAML.
@@ -85,7 +83,7 @@ KNOWN_PLUGINS = {
 }
 SIMULATED_PLUGINS = {
     "priority", "gang", "conformance", "drf", "proportion", "capacity", "predicates", "nodeorder",
-    "binpack", "overcommit",
+    "binpack", "overcommit", "capacity-card",
 }
 
 DEFAULT_CONF_TEXT = """\
@@ -164,10 +162,9 @@ def _suggest(word: str, choices: list[str] | set[str]) -> str:
 
 def parse_conf(text: str, *, where: str = "volcano-scheduler.conf") -> SchedulerConf:
     """Parse the conf text as Volcano would; raise InputError only where Volcano rejects the file."""
-    try:
-        data = yaml.safe_load(text) if text and text.strip() else {}
-    except yaml.YAMLError as exc:
-        raise InputError(where, "", f"not valid YAML: {exc}") from None
+    from capacity.limits import safe_load  # safe loader, size and anchor-bomb checks
+
+    data = safe_load(text, where) if text and text.strip() else {}
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -192,7 +189,9 @@ def parse_conf(text: str, *, where: str = "volcano-scheduler.conf") -> Scheduler
     if not isinstance(tiers_raw, list):
         raise InputError(where, "tiers", "must be a list of {plugins: [...]}")
     for ti, tier in enumerate(tiers_raw):
-        plugins_raw = (tier or {}).get("plugins") if isinstance(tier, dict) else None
+        if tier is not None and not isinstance(tier, dict):
+            raise InputError(where, f"tiers[{ti}]", "must be a mapping {plugins: [...]}")
+        plugins_raw = (tier or {}).get("plugins")
         if plugins_raw is None:
             plugins_raw = []
         if not isinstance(plugins_raw, list):
@@ -205,10 +204,16 @@ def parse_conf(text: str, *, where: str = "volcano-scheduler.conf") -> Scheduler
             opts.append(_plugin_option(p, path, warnings))
         tiers.append(opts)
     configurations: dict[str, dict[str, Any]] = {}
-    for ci, c in enumerate(data.get("configurations") or []):
+    configurations_raw = data.get("configurations") or []
+    if not isinstance(configurations_raw, list):
+        raise InputError(where, "configurations", "must be a list of {name: ..., arguments: {...}}")
+    for ci, c in enumerate(configurations_raw):
         if isinstance(c, dict) and isinstance(c.get("name"), str):
             args = c.get("arguments") or {}
-            configurations[c["name"]] = args if isinstance(args, dict) else {}
+            if not isinstance(args, dict):
+                warnings.append(ConfWarning(f"configurations[{ci}].arguments", "must be a mapping; ignored"))
+                args = {}
+            configurations[c["name"]] = args
         else:
             warnings.append(ConfWarning(f"configurations[{ci}]", "needs a 'name'; ignored"))
     _check_combinations(tiers, warnings)
@@ -229,6 +234,8 @@ def _plugin_option(p: dict[str, Any], path: str, warnings: list[ConfWarning]) ->
             continue
         if key == "arguments":
             arguments = value if isinstance(value, dict) else {}
+            if value is not None and not isinstance(value, dict):
+                warnings.append(ConfWarning(f"{path}.arguments", "must be a mapping; ignored"))
             continue
         if key in SWITCH_DEFAULTS:
             if isinstance(value, bool):

@@ -46,7 +46,7 @@ def _rule(reason: Reason) -> str:
 
 def _prefer_queue_plugin(reasons: list[Reason]) -> Reason | None:
     """The most telling reason: a queue plugin's, then priority's, drf's, gang's, in that order."""
-    for plugin in (*QUEUE_PLUGINS, "priority", "drf", "gang"):
+    for plugin in (*QUEUE_PLUGINS, "capacity-card", "priority", "drf", "gang"):
         for r in reasons:
             if r.plugin == plugin:
                 return r
@@ -363,9 +363,28 @@ def _attempt_rule(reader: _Reader, rec: Record) -> tuple[str, str]:
         return "preempt.noCandidates", ("no node becomes feasible by evicting allowed victims (topology-aware "
                                         "preemption needs at least one victim per candidate node)")
     if rec.kind == "victimsInsufficient":
+        kept = _kept_reason(reader, rec)
+        if kept is not None:
+            return _rule(kept), f"no victim allowed on {rec.verdict}: {kept.text}"
         return "reclaim.victimsInsufficient", (f"the victims allowed on {rec.verdict} would not free enough for it")
     why = rec.detail.get("why")
     return f"{rec.action}.{rec.kind}", str(why) if why else rec.kind
+
+
+def _kept_reason(reader: _Reader, rec: Record) -> Reason | None:
+    """When no victim was allowed at all, the reason the plugins gave for keeping the candidates."""
+    idx = reader.index_of(rec)
+    result = reader.last_before(idx, lambda r: r.kind.endswith("Result") and r.subject == rec.subject)
+    if result is None or result.verdict:
+        return None
+    ridx = reader.index_of(result)
+    reasons = []
+    for r in reversed(reader.records[:ridx]):
+        if r.kind.endswith("Result"):
+            break
+        if r.kind.endswith("Vote") and r.subject == rec.subject:
+            reasons = list(r.reasons) + reasons
+    return _prefer_queue_plugin(reasons)
 
 
 def explain_job(records: list[Record], cluster: Cluster, job_uid: str) -> list[Explanation]:

@@ -88,7 +88,7 @@ RULES: dict[str, str] = {
 STARVING_PLUGINS = ("priority", "gang", "tdm")
 #: Plugins whose Reclaimable/UnifiedEvictable answer can settle the victims before a queue plugin's.
 EARLY_VICTIM_PLUGINS = ("gang", "conformance")
-QUEUE_PLUGINS = ("capacity", "proportion")
+QUEUE_PLUGINS = ("capacity", "proportion", "capacity-card")
 EVICTING_ACTIONS = ("reclaim", "preempt", "gangreclaim", "gangpreempt")
 QUEUE_STATES = ("Open", "Closed", "Closing", "Unknown")
 MAX_WEIGHT = 65535

@@ -6,6 +6,7 @@ from typing import Any
 
 from capacity.plugins.binpack import BinpackPlugin
 from capacity.plugins.capacity import CapacityPlugin
+from capacity.plugins.capacity_card import CapacityCardPlugin
 from capacity.plugins.conformance import ConformancePlugin
 from capacity.plugins.drf import DrfPlugin
 from capacity.plugins.gang import GangPlugin
@@ -17,5 +18,5 @@ from capacity.plugins.proportion import ProportionPlugin
 
 REGISTRY: dict[str, type[Any]] = {
     p.name: p for p in (BinpackPlugin, CapacityPlugin, ConformancePlugin, DrfPlugin, GangPlugin, NodeOrderPlugin,
-                        OvercommitPlugin, PredicatesPlugin, PriorityPlugin, ProportionPlugin)
+                        OvercommitPlugin, PredicatesPlugin, PriorityPlugin, ProportionPlugin, CapacityCardPlugin)
 }
