@@ -1,0 +1,334 @@
+"""Lessons: a scenario the user steps through, predicting each decision before the engine makes it.
+
+A lesson is a folder `fixtures/lessons/<id>/` with `scenario.yaml` (Kubernetes objects and the scheduler
+ConfigMap), `lesson.md` (a short text) and `checkpoints.yaml`:
+
+    title: Deserved and share
+    variants:                       # optional; default: one variant "main" on scenario.yaml
+      head: {label: "Volcano HEAD"}
+      seed003: {label: "leaf-only switch", options: {leaf_only_allocatable: true}}
+      level1: {label: "level 1", conf: level1.conf, scenario: other.yaml}
+    checkpoints:
+      - variant: head               # default: the first variant
+        cycle: 1                    # the question is asked before this cycle runs
+        question: Which pod does cycle 1 bind?
+        fact: {kind: binds}         # the engine fact the prediction is checked against
+        choices: [ns1/a, ns1/b]     # optional: multiple choice
+        answer: ns1/a               # the expected answer; the tests check that it equals the engine's
+        explain: ns1/a              # the pod whose explain_pod sentence is shown as the reason
+        note: ...                   # optional context (the spec rule, the seed's own value)
+        seed: ...                   # optional: the value the seed's table gives, when it differs
+
+Nothing here decides anything: every fact is read from `run_cycle`'s result, the decision records,
+`explain_pod`, or the queue plugin's numbers as a session opens. Each variant runs from a fresh copy of
+its scenario, one cycle at a time, and keeps every cycle for the questions that refer back to it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from capacity.charts import describe
+from capacity.cluster import Cluster
+from capacity.errors import InputError
+from capacity.explain import Explanation, explain_pod
+from capacity.framework.session import CycleResult, SessionOptions
+from capacity.k8s import load_cluster
+from capacity.scheduler import open_session, run_cycle
+from capacity.trace import Record, Trace
+
+LESSONS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "lessons"
+#: Fact kinds a checkpoint may ask about, with what the value is.
+FACT_KINDS: dict[str, str] = {
+    "binds": "the pods bound in the cycle (sorted; `among` restricts to some pods)",
+    "evicted": "the pods evicted in the cycle (sorted)",
+    "pipelined": "the jobs pipelined in the cycle (sorted)",
+    "first": "of the jobs or pods in `among`, the one allocate served first (its allocateJob / nodeChosen record)",
+    "share": "queue `queue`'s share: `when: end` as the cycle closes, `when: open` as the cycle's session opens",
+    "outcome": "explain_pod's outcome for `pod` after the cycle: bound, evicted, pipelined, pending, running",
+    "rule": "explain_pod's deciding rule for `pod` after the cycle (plugin.rule)",
+    "phase": "the PodGroup phase of `job` after the cycle",
+    "split": "how many pods the cycle bound per namespace (`by: namespace`) or per queue (`by: queue`)",
+}
+SHARE_TOLERANCE = 5e-4
+NONE = "none"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One way of running the lesson's workload: a scenario file, an optional conf, compatibility switches."""
+
+    name: str
+    label: str
+    scenario: str = "scenario.yaml"
+    conf: str = ""
+    options: SessionOptions = field(default_factory=SessionOptions)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    index: int
+    variant: str
+    cycle: int
+    question: str
+    fact: dict[str, Any]
+    answer: Any
+    choices: tuple[str, ...] = ()
+    explain: str = ""
+    note: str = ""
+    seed: str = ""
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    markdown: str
+    variants: dict[str, Variant]
+    checkpoints: tuple[Checkpoint, ...]
+    path: Path
+
+    def scenario_text(self, variant: str) -> str:
+        return (self.path / self.variants[variant].scenario).read_text(encoding="utf-8")
+
+    def conf_text(self, variant: str) -> str | None:
+        conf = self.variants[variant].conf
+        return (self.path / conf).read_text(encoding="utf-8") if conf else None
+
+    def cluster(self, variant: str) -> Cluster:
+        """A fresh cluster of the variant's scenario (with the variant's conf, if any)."""
+        v = self.variants[variant]
+        return load_cluster(self.scenario_text(variant), source=f"fixtures/lessons/{self.id}/{v.scenario}",
+                            conf_text=self.conf_text(variant))
+
+
+# ---- loading ------------------------------------------------------------------------------------------------
+def lesson_ids(root: Path = LESSONS_DIR) -> list[str]:
+    """Every lesson folder (one with a checkpoints.yaml), in name order (names start with a number)."""
+    return sorted(p.name for p in root.iterdir() if (p / "checkpoints.yaml").exists()) if root.exists() else []
+
+
+def _options(raw: dict[str, Any] | None, where: str) -> SessionOptions:
+    known = {f.name for f in fields(SessionOptions)}
+    raw = raw or {}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise InputError(where, "options", f"unknown compatibility switch(es) {unknown}; known: {sorted(known)}")
+    return SessionOptions(**{k: bool(v) for k, v in raw.items()})
+
+
+def load_lesson(lesson_id: str, root: Path = LESSONS_DIR) -> Lesson:
+    path = root / lesson_id
+    where = f"fixtures/lessons/{lesson_id}/checkpoints.yaml"
+    if not (path / "checkpoints.yaml").exists():
+        raise InputError(f"fixtures/lessons/{lesson_id}", "", "no such lesson (no checkpoints.yaml)")
+    spec = yaml.safe_load((path / "checkpoints.yaml").read_text(encoding="utf-8")) or {}
+    raw_variants = spec.get("variants") or {"main": {"label": "as configured"}}
+    variants = {name: Variant(name, str(v.get("label", name)), str(v.get("scenario", "scenario.yaml")),
+                              str(v.get("conf", "")), _options(v.get("options"), f"{where}: variants.{name}"))
+                for name, v in raw_variants.items()}
+    first = next(iter(variants))
+    checkpoints = []
+    for i, c in enumerate(spec.get("checkpoints") or []):
+        fact = dict(c.get("fact") or {})
+        if fact.get("kind") not in FACT_KINDS:
+            raise InputError(where, f"checkpoints[{i}].fact.kind", f"must be one of {sorted(FACT_KINDS)}")
+        variant = str(c.get("variant", first))
+        if variant not in variants:
+            raise InputError(where, f"checkpoints[{i}].variant", f"unknown variant {variant!r}")
+        checkpoints.append(Checkpoint(i, variant, int(c.get("cycle", 1)), str(c["question"]), fact, c["answer"],
+                                      tuple(str(x) for x in c.get("choices") or ()), str(c.get("explain", "")),
+                                      str(c.get("note", "")).strip(), str(c.get("seed", ""))))
+    md = path / "lesson.md"
+    return Lesson(lesson_id, str(spec.get("title", lesson_id)), md.read_text(encoding="utf-8") if md.exists() else "",
+                  variants, tuple(checkpoints), path)
+
+
+def all_lessons(root: Path = LESSONS_DIR) -> list[Lesson]:
+    return [load_lesson(i, root) for i in lesson_ids(root)]
+
+
+# ---- running ------------------------------------------------------------------------------------------------
+@dataclass
+class Cycle:
+    """One cycle of one variant: the cluster before it, the numbers its session opened on, the outcome."""
+
+    number: int
+    before: Cluster
+    opening: dict[str, dict[str, Any]]
+    result: CycleResult
+    records: list[Record]
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """What the engine decided at a checkpoint, in words, and whether a prediction matched it."""
+
+    actual: Any
+    shown: str
+    sentence: str
+    rule: str = ""
+    correct: bool | None = None
+
+
+def queue_numbers(cluster: Cluster, options: SessionOptions) -> dict[str, dict[str, Any]]:
+    """Each queue's numbers as a new session opens on `cluster` (the first queue plugin in tier order)."""
+    ssn = open_session(cluster, Trace(enabled=False), options)
+    numbers: dict[str, dict[str, Any]] = {}
+    for plugin in ssn.plugins.values():
+        attrs = getattr(plugin, "attrs", None)
+        if isinstance(attrs, dict):
+            for name, attr in sorted(attrs.items()):
+                if hasattr(attr, "summary"):
+                    numbers.setdefault(name, attr.summary())
+    return numbers
+
+
+class LessonRun:
+    """Runs a lesson's variants lazily, cycle by cycle, and answers its checkpoints from the engine."""
+
+    def __init__(self, lesson: Lesson) -> None:
+        self.lesson = lesson
+        self._clusters: dict[str, Cluster] = {}
+        self._cycles: dict[str, list[Cycle]] = {}
+
+    def cycle(self, variant: str, number: int) -> Cycle:
+        """Cycle `number` (1-based) of `variant`, running the cycles before it if needed."""
+        if variant not in self._clusters:
+            self._clusters[variant] = self.lesson.cluster(variant)
+            self._cycles[variant] = []
+        options = self.lesson.variants[variant].options
+        done = self._cycles[variant]
+        while len(done) < number:
+            cluster = self._clusters[variant]
+            before = copy.deepcopy(cluster)
+            opening = queue_numbers(cluster, options)
+            trace = Trace(enabled=True)
+            trace.cycle = len(done) + 1
+            result = run_cycle(cluster, trace, options)
+            done.append(Cycle(trace.cycle, before, opening, result, trace.records))
+        return done[number - 1]
+
+    def state_before(self, cp: Checkpoint) -> Cycle:
+        """What the user sees when asked: the cycle about to run (its `before` and `opening`)."""
+        return self.cycle(cp.variant, cp.cycle)
+
+    def explanation(self, cp: Checkpoint) -> Explanation | None:
+        if not cp.explain:
+            return None
+        c = self.cycle(cp.variant, cp.cycle)
+        return explain_pod(c.records, c.before, cp.explain)
+
+    def fact(self, cp: Checkpoint) -> Any:
+        """The engine's value of the checkpoint's fact."""
+        c = self.cycle(cp.variant, cp.cycle)
+        f = cp.fact
+        kind = f["kind"]
+        if kind == "binds":
+            among = set(f.get("among") or c.result.binds)
+            return sorted(k for k in c.result.binds if k in among)
+        if kind == "evicted":
+            return sorted(c.result.evicted)
+        if kind == "pipelined":
+            return sorted(c.result.pipelined)
+        if kind == "first":
+            among = list(f["among"])
+            hit = next((r.subject for r in c.records if r.kind in ("allocateJob", "nodeChosen")
+                        and r.subject in among), NONE)
+            return hit
+        if kind == "share":
+            numbers = c.opening if f.get("when", "end") == "open" else c.result.queues
+            return float(numbers[f["queue"]]["share"])
+        if kind in ("outcome", "rule"):
+            exp = explain_pod(c.records, c.before, f["pod"])
+            return exp.outcome if kind == "outcome" else exp.rule
+        if kind == "phase":
+            job = f["job"]
+            return c.result.podgroup_phases.get(job) or c.before.podgroups[job].phase
+        if kind == "split":
+            return _split(c, f.get("by", "namespace"))
+        raise InputError(f"lesson {self.lesson.id}", f"checkpoints[{cp.index}].fact.kind", f"unknown kind {kind!r}")
+
+    def reveal(self, cp: Checkpoint, prediction: Any = None) -> Reveal:
+        """The engine's answer, the reason (explain_pod's sentence or the share's numbers) and the verdict."""
+        actual = self.fact(cp)
+        exp = self.explanation(cp)
+        if exp is not None:
+            sentence, rule = f"{cp.explain} — {exp.sentence}", exp.rule
+        elif cp.fact["kind"] == "share":
+            sentence, rule = self._share_sentence(cp), "capacity.share"
+        else:
+            sentence, rule = f"cycle {cp.cycle} ({self.lesson.variants[cp.variant].label}): {show(actual)}", ""
+        correct = None if prediction is None else matches(prediction, actual)
+        return Reveal(actual, show(actual), sentence, rule, correct)
+
+    def check(self, cp: Checkpoint, prediction: Any) -> bool:
+        return matches(prediction, self.fact(cp))
+
+    def _share_sentence(self, cp: Checkpoint) -> str:
+        c = self.cycle(cp.variant, cp.cycle)
+        when = cp.fact.get("when", "end")
+        numbers = (c.opening if when == "open" else c.result.queues)[cp.fact["queue"]]
+        moment = f"as cycle {c.number}'s session opens" if when == "open" else f"as cycle {c.number} closes"
+        return share_sentence(cp.fact["queue"], numbers, moment)
+
+
+def share_sentence(queue: str, numbers: dict[str, Any], moment: str) -> str:
+    """The share in words, from the plugin's own numbers: which dimension dominates, or best-effort."""
+    share = float(numbers.get("share", 0.0))
+    deserved = {k: v for k, v in (numbers.get("deserved") or {}).items() if v >= 0.1}
+    allocated = numbers.get("allocated") or {}
+    if not any(v for k, v in deserved.items() if k != "pods"):
+        return (f"{queue} has no deserved ({moment}): a best-effort queue, share fixed at 1 whatever it uses "
+                f"(allocated {describe(allocated)})")
+    ratios = {k: (allocated.get(k, 0.0) / v if v else 0.0) for k, v in deserved.items()}
+    dim = max(ratios, key=lambda k: ratios[k])
+    return (f"{queue} share {show(share)} {moment}: allocated {describe(allocated)} against deserved "
+            f"{describe(deserved)}; the dominant dimension is {dim}")
+
+
+def _split(c: Cycle, by: str) -> str:
+    counts: dict[str, int] = {}
+    for key in c.result.binds:
+        pod = c.before.pods[key]
+        if by == "queue":
+            pg = c.before.podgroups.get(f"{pod.namespace}/{pod.group}")
+            name = pg.queue if pg else ""
+        else:
+            name = pod.namespace
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or NONE
+
+
+# ---- comparing predictions --------------------------------------------------------------------------------
+def show(value: Any) -> str:
+    """A fact value as the lesson shows it: shares to three significant digits, lists comma-separated."""
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    if isinstance(value, list):
+        return ", ".join(value) if value else NONE
+    return str(value)
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, (list, tuple)):
+        return sorted(str(v).strip() for v in value)
+    text = str(value).strip()
+    return [] if text in ("", NONE) else sorted(v.strip() for v in text.split(","))
+
+
+def matches(prediction: Any, actual: Any) -> bool:
+    """Whether a prediction (a choice, or a typed answer) equals the engine's fact."""
+    if isinstance(actual, float):
+        try:
+            return abs(float(prediction) - actual) <= SHARE_TOLERANCE
+        except (TypeError, ValueError):
+            return False
+    if isinstance(actual, list):
+        return _as_list(prediction) == sorted(actual)
+    return str(prediction).strip() == str(actual)

@@ -1,0 +1,114 @@
+"""Compare: the current scenario under two configurations (another scheduler conf, or a compatibility switch on
+and off), side by side: binds, evictions, pipelined jobs, queue shares and treemaps."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import streamlit as st
+
+from capacity.charts import TREEMAP_METRICS, resource_names, treemap
+from capacity.compare import Comparison, Config, Side, compare
+from capacity.errors import InputError
+from capacity.framework.session import SessionOptions
+from ui.state import get_workspace
+from ui.widgets import scenario_caption
+
+ws = get_workspace()
+RESULT_KEY = "compare_result"
+SWITCHES = [f.name for f in fields(SessionOptions)]
+
+
+def _config(side: str) -> Config:
+    options = SessionOptions(**{name: bool(st.session_state.get(f"cmp_{side}_{name}")) for name in SWITCHES})
+    conf = str(st.session_state.get(f"cmp_conf_{side}") or "")
+    return Config(str(st.session_state.get(f"cmp_label_{side}") or side.upper()), options, conf or None)
+
+
+def _run() -> None:
+    try:
+        result = compare(ws.cluster, _config("a"), _config("b"), int(st.session_state.get("cmp_cycles", 1)))
+    except InputError as err:
+        st.session_state[RESULT_KEY] = {"error": str(err)}
+        return
+    st.session_state[RESULT_KEY] = {"scenario": ws.scenario, "cycle": ws.cycle, "result": result}
+
+
+def _side_inputs(side: str, column) -> None:
+    with column:
+        st.text_input("Label", value=f"Configuration {side.upper()}", key=f"cmp_label_{side}")
+        for name in SWITCHES:
+            st.checkbox(name, key=f"cmp_{side}_{name}")
+        st.text_area("volcano-scheduler.conf (empty: the scenario's own)", key=f"cmp_conf_{side}", height=140,
+                     placeholder=ws.cluster.conf.text or "actions: \"enqueue, allocate, backfill\"")
+
+
+def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
+    st.subheader(side.config.label)
+    on = [name for name in SWITCHES if getattr(side.config.options, name)]
+    st.caption(("switches: " + ", ".join(on) if on else "no compatibility switch") + " · " +
+               ("own conf" if side.config.conf_text else "the scenario's conf"))
+    if side.error:
+        st.error(side.error, icon=":material/error:")
+    st.metric("Binds", len(side.binds))
+    st.metric("Evictions", len(side.evicted))
+    if side.queues_next:
+        tm = treemap(side.queues_next, metric, resource)
+        st.plotly_chart(tm.figure, key=f"cmp_treemap_{key}", width="stretch")
+    else:
+        st.info("No queue numbers (no queue plugin, or proportion with no jobs).", icon=":material/info:")
+
+
+def _table(title: str, rows: list[dict], key: str, a: str, b: str) -> None:
+    st.markdown(f"**{title}** · {sum(1 for r in rows if not r['same'])} of {len(rows)} differ")
+    if rows:
+        shown = [{(a if k == "a" else b if k == "b" else k): v for k, v in r.items()} for r in rows]
+        st.dataframe(shown, hide_index=True, key=key)
+
+
+st.title("Compare")
+scenario_caption(ws)
+st.markdown("Run the current scenario under two configurations, each on its own copy, and see the outcomes side "
+            "by side. Tick a compatibility switch on one side only to see what it changes, or paste another "
+            "`volcano-scheduler.conf` (e.g. proportion instead of capacity).")
+left, right = st.columns(2)
+_side_inputs("a", left)
+_side_inputs("b", right)
+st.number_input("Cycles", min_value=1, max_value=50, value=1, key="cmp_cycles")
+st.button("Compare", key="compare_btn", type="primary", on_click=_run, icon=":material/compare_arrows:")
+
+stored = st.session_state.get(RESULT_KEY)
+if not stored:
+    st.info("Choose two configurations and press Compare.", icon=":material/info:")
+    st.stop()
+if "error" in stored:
+    st.error(stored["error"], icon=":material/error:")
+    st.stop()
+cmp: Comparison = stored["result"]
+if (stored["scenario"], stored["cycle"]) != (ws.scenario, ws.cycle):
+    st.warning(f"Computed on scenario {stored['scenario']} after cycle {stored['cycle']}; the workspace has changed "
+               "since. Press Compare again.", icon=":material/warning:")
+st.caption(f"{cmp.cycles} cycle(s) each · {cmp.differences} difference(s)"
+           + (" · identical outcomes" if cmp.identical else ""))
+
+numbers = cmp.a.queues_next or cmp.b.queues_next
+metric = st.radio("Treemap quantity", TREEMAP_METRICS, index=1, horizontal=True, key="cmp_metric")
+resource = st.radio("Resource", resource_names({**cmp.a.queues_next, **cmp.b.queues_next}) if numbers else ["cpu"],
+                    horizontal=True, key="cmp_resource")
+col_a, col_b = st.columns(2)
+with col_a:
+    _side_outcome(cmp.a, metric, resource, "a")
+with col_b:
+    _side_outcome(cmp.b, metric, resource, "b")
+st.caption("Treemaps and the \"next\" shares: the queues as the next cycle would open; \"end\" shares: as the last "
+           "cycle closed (in hierarchical mode ancestors' shares are only refreshed when a session opens).")
+
+la, lb = cmp.a.config.label, cmp.b.config.label
+_table("Binds (node per side)", cmp.binds, "cmp_binds", la, lb)
+_table("Evictions", cmp.evictions, "cmp_evictions", la, lb)
+_table("Pipelined jobs (last cycle)", cmp.pipelined, "cmp_pipelined", la, lb)
+shares = [{k.replace("a ", f"{la} ").replace("b ", f"{lb} ") if k not in ("queue", "same") else k: v
+           for k, v in r.items()} for r in cmp.shares]
+st.markdown(f"**Queue shares** · {sum(1 for r in cmp.shares if not r['same'])} of {len(cmp.shares)} differ")
+if shares:
+    st.dataframe(shares, hide_index=True, key="cmp_shares")

@@ -1,0 +1,114 @@
+"""Lessons: step through a scenario, predict each decision before the engine makes it, then see the decision
+and the engine's reason for it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from capacity.lessons import Lesson, lesson_ids, load_lesson
+from ui.lessons import progress_for, reset, run_for, state_tables
+from ui.state import get_workspace
+from ui.widgets import show_problem
+
+ws = get_workspace()
+CURRENT_KEY = "lesson_current"
+
+
+@st.cache_resource
+def _lesson(lesson_id: str) -> Lesson:
+    """Lessons are immutable: one parsed copy per server."""
+    return load_lesson(lesson_id)
+
+
+def _check(lesson_id: str, index: int, key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice is not None:
+        progress_for(st.session_state, lesson_id).predict(index, str(choice))
+
+
+def _move(lesson_id: str, step: int, total: int) -> None:
+    progress_for(st.session_state, lesson_id).move(step, total)
+
+
+def _open_in_workspace(lesson: Lesson, variant: str) -> None:
+    """Load the variant's scenario (and conf, and switches) as the workspace's scenario, for the other pages."""
+    v = lesson.variants[variant]
+    if ws.load_text(lesson.scenario_text(variant), name=f"lesson {lesson.id} ({v.label})",
+                    source=f"fixtures/lessons/{lesson.id}/{v.scenario}", input_key="lesson",
+                    conf_text=lesson.conf_text(variant)):
+        ws.options = v.options
+        st.session_state["lesson_opened"] = f"{lesson.id}/{variant}"
+
+
+st.title("Lessons")
+ids = lesson_ids()
+if not ids:
+    st.info("No lesson found in fixtures/lessons/.", icon=":material/info:")
+    st.stop()
+
+# The widget's own key is dropped when the user leaves the page; the lesson they were on is kept in a plain key.
+if st.session_state.get("lesson_pick") not in ids:
+    st.session_state["lesson_pick"] = st.session_state.get(CURRENT_KEY) if st.session_state.get(CURRENT_KEY) in ids \
+        else ids[0]
+lesson_id = st.selectbox("Lesson", ids, key="lesson_pick", format_func=lambda i: f"{i[:2]} · {_lesson(i).title}")
+st.session_state[CURRENT_KEY] = lesson_id
+lesson = _lesson(lesson_id)
+progress = progress_for(st.session_state, lesson.id)
+run = run_for(st.session_state, lesson)
+total = len(lesson.checkpoints)
+
+with st.expander("About this lesson", expanded=progress.index == 0 and not progress.predictions):
+    st.markdown(lesson.markdown)
+    variants = ", ".join(f"**{v.label}**" for v in lesson.variants.values())
+    st.caption(f"Variants: {variants}. {total} checkpoints.")
+
+cp = lesson.checkpoints[progress.index]
+variant = lesson.variants[cp.variant]
+right, checked = progress.score(run)
+st.subheader(f"Checkpoint {progress.index + 1} of {total}")
+st.caption(f"Variant: {variant.label} · before cycle {cp.cycle} · score {right}/{checked}")
+
+with st.expander(f"The state as cycle {cp.cycle} opens", expanded=False):
+    queues, pods = state_tables(run, cp)
+    if queues:
+        st.dataframe(queues, hide_index=True, key="lesson_queues")
+    st.dataframe(pods, hide_index=True, key="lesson_pods")
+
+st.markdown(f"**{cp.question}**")
+choice_key = f"lesson_choice_{lesson.id}_{cp.index}"
+st.radio("Your prediction", cp.choices, index=None, key=choice_key)
+st.button("Check my prediction", key="lesson_check", type="primary", on_click=_check,
+          args=(lesson.id, cp.index, choice_key), icon=":material/task_alt:")
+
+if progress.revealed(cp.index):
+    reveal = run.reveal(cp, progress.predictions[cp.index])
+    if reveal.correct:
+        st.success(f"Right: the engine decided **{reveal.shown}**.", icon=":material/check_circle:")
+    else:
+        st.error(f"You predicted **{progress.predictions[cp.index]}**; the engine decided **{reveal.shown}**.",
+                 icon=":material/cancel:")
+    rule = f" `{reveal.rule}`" if reveal.rule else ""
+    st.info(f"**Why**{rule}: {reveal.sentence}", icon=":material/lightbulb:")
+    if cp.seed:
+        st.caption(f"The seed's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
+    if cp.note:
+        st.markdown(cp.note)
+    exp = run.explanation(cp)
+    if exp is not None and exp.quirks:
+        st.warning(" ".join(exp.quirks), icon=":material/warning:")
+
+c1, c2, c3, c4 = st.columns(4)
+c1.button("Previous", key="lesson_prev", on_click=_move, args=(lesson.id, -1, total), disabled=progress.index == 0,
+          icon=":material/arrow_back:")
+c2.button("Next", key="lesson_next", on_click=_move, args=(lesson.id, 1, total),
+          disabled=progress.index == total - 1, icon=":material/arrow_forward:")
+c3.button("Start over", key="lesson_reset", on_click=reset, args=(st.session_state, lesson.id),
+          icon=":material/restart_alt:")
+c4.button("Open this variant in the workspace", key="lesson_open", on_click=_open_in_workspace,
+          args=(lesson, cp.variant), icon=":material/open_in_new:")
+show_problem(ws.errors.get("lesson"))
+if st.session_state.get("lesson_opened") == f"{lesson.id}/{cp.variant}":
+    st.caption(f"Loaded as the workspace scenario **{ws.scenario}**: step it on Simulate, read it on Decisions, "
+               "or run it against another configuration on Compare.")
+if checked == total:
+    st.success(f"Lesson done: {right} of {total} predictions right.", icon=":material/school:")

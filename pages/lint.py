@@ -1,0 +1,63 @@
+"""Lint: the checks of `python -m capacity lint` on the current scenario (or pasted YAML), grouped by severity,
+each with the object, the field, and what Volcano does about it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from capacity.errors import InputError
+from capacity.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text
+from ui.state import Problem, get_workspace
+from ui.widgets import scenario_caption, show_problem
+
+ws = get_workspace()
+PASTED_KEY = "lint_pasted"
+
+
+def _rows(findings: list[Finding]) -> list[dict[str, str]]:
+    return [{"object": f.obj, "field": f.field, "problem": f.message, "what Volcano does": f.volcano_does,
+             "rule": f.rule} for f in findings]
+
+
+def _show(findings: list[Finding], key: str) -> None:
+    c = counts(findings)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Errors", c["error"])
+    m2.metric("Warnings", c["warning"])
+    m3.metric("Info", c["info"])
+    if not findings:
+        st.success("No findings: Volcano takes this configuration as written.", icon=":material/check_circle:")
+    for severity in SEVERITIES:
+        group = [f for f in findings if f.severity == severity]
+        if group:
+            st.subheader(f"{severity.capitalize()} ({len(group)})")
+            st.dataframe(_rows(group), hide_index=True, key=f"{key}_{severity}")
+
+
+def _lint_pasted() -> None:
+    text = str(st.session_state.get("lint_input") or "")
+    try:
+        st.session_state[PASTED_KEY] = {"findings": lint_text(text, source="pasted YAML")}
+    except InputError as err:
+        st.session_state[PASTED_KEY] = {"problem": Problem.from_error(err)}
+
+
+st.title("Lint")
+scenario_caption(ws)
+st.markdown("What Volcano will do with the scenario's queues and scheduler configuration: **errors** it rejects, "
+            "crashes or stalls on; **warnings** it silently ignores or reinterprets; **info** worth knowing.")
+_show(lint(ws.cluster), "lint_ws")
+
+with st.expander("Lint other YAML (queues, a ConfigMap, a whole dump)"):
+    st.caption("Pasted text is read like `python -m capacity lint`, including queue trees the loader refuses "
+               "(cycles, self-parents).")
+    st.text_area("YAML", key="lint_input", height=200)
+    st.button("Lint this", key="lint_btn", on_click=_lint_pasted, icon=":material/rule:")
+    pasted = st.session_state.get(PASTED_KEY)
+    if pasted:
+        show_problem(pasted.get("problem"))
+        if "findings" in pasted:
+            _show(pasted["findings"], "lint_pasted")
+
+with st.expander(f"Every rule ({len(RULES)})"):
+    st.dataframe([{"rule": r, "catches": what} for r, what in RULES.items()], hide_index=True, key="lint_rules")
