@@ -21,7 +21,12 @@ navigation = st.navigation(
         st.Page("pages/simulate.py", title="Simulate", icon=":material/play_circle:"),
         st.Page("pages/treemaps.py", title="Treemaps", icon=":material/dashboard:"),
         st.Page("pages/jobs.py", title="Jobs", icon=":material/work:"),
+        st.Page("pages/nodes.py", title="Nodes", icon=":material/dns:"),
+        st.Page("pages/scheduler.py", title="Scheduler", icon=":material/tune:"),
         st.Page("pages/decisions.py", title="Decisions", icon=":material/fact_check:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page("pages/lint.py", title="Lint", icon=":material/rule:"),
+        st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
     ]
 )
 navigation.run()

@@ -1,14 +1,62 @@
-"""Jobs: every PodGroup and pod of the current cluster, with its queue, status and node."""
+"""Jobs: every PodGroup and pod of the current cluster, with its queue, status and node; submit a synthetic
+job through a form (queue, replicas, minAvailable, per-pod requests, priority class, preemptable, service
+type) or a batch from the seeded generator; delete a job.
+
+Submitted jobs are built by `capacity.jobform` (the objects a vcjob controller would create, read by the
+scenario loader) and added by `capacity.edit.add_job(s)`, validated as Volcano's webhooks would.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from ui.state import get_workspace
+from capacity import edit
+from capacity.errors import InputError
+from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
+from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_findings, show_notice, value
+from ui.state import Problem, get_workspace
 from ui.views import job_rows, pod_rows
-from ui.widgets import scenario_caption
+from ui.widgets import scenario_caption, show_problem
 
 ws = get_workspace()
+FORM_KEYS = ["jf_name", "jf_namespace", "jf_queue", "jf_replicas", "jf_min", "jf_pclass", "jf_preemptable",
+             "jf_service", *[f"jf_req_{r}" for r in BASE_RESOURCES]]
+
+
+def _submit() -> None:
+    form = JobForm(
+        name=str(value("jf_name")).strip(), namespace=str(value("jf_namespace")).strip() or "default",
+        queue=value("jf_queue") or "", replicas=value("jf_replicas", 1), min_available=value("jf_min", 1),
+        requests={r: str(value(f"jf_req_{r}")) for r in BASE_RESOURCES}, priority_class=value("jf_pclass") or "",
+        preemptable=bool(value("jf_preemptable", True)), service_type=value("jf_service") or "",
+    )
+    kept = draft("job_form", FORM_KEYS)
+    try:
+        pg, pods = build_job(form, ws.cluster)
+    except InputError as err:
+        ws.errors["job_form"] = Problem.from_error(err)
+        ws.drafts["job_form"] = kept
+        ws.notices.pop("job_form", None)
+        return
+    ws.edit("job_form", edit.add_job, pg, pods, draft=kept,
+            notice=f"Submitted job `{pg.uid}` ({len(pods)} pod{'s' if len(pods) > 1 else ''}) to queue `{pg.queue}`.")
+
+
+def _generate() -> None:
+    try:
+        groups = generated_jobs(ws.cluster, value("gen_seed", 0), value("gen_jobs", 5),
+                                list(value("gen_queues", []) or []))
+    except InputError as err:
+        ws.errors["job_generate"] = Problem.from_error(err)
+        return
+    pods = sum(len(p) for _, p in groups)
+    ws.edit("job_generate", edit.add_jobs, groups,
+            notice=f"Generated {len(groups)} jobs ({pods} pods) with seed {value('gen_seed', 0)}.")
+
+
+def _delete() -> None:
+    uid = value("jd_choice")
+    ws.edit("job_delete", edit.remove_job, uid, notice=f"Deleted job `{uid}` and its pods.")
 
 st.title("Jobs")
 scenario_caption(ws)
@@ -28,3 +76,59 @@ only_waiting = st.toggle("Only pods without a node", key="jobs_only_waiting")
 if only_waiting:
     pods = [row for row in pods if not row["node"]]
 st.dataframe(pods, hide_index=True, key="pods_table")
+
+
+st.divider()
+st.header("Submit a job")
+st.caption("The job's PodGroup and pods, as Volcano's job controller would create them: minResources = minAvailable "
+           "x the pod's requests, pods annotated with their group, preemptable flag and task spec.")
+show_notice(ws, "job_form")
+show_problem(ws.errors.get("job_form"), "Nothing was submitted; your input is kept below.")
+targets = leaf_queues(ws.cluster)
+classes = ["", *sorted(ws.cluster.priority_classes)]
+defaults = {"jf_name": "", "jf_namespace": "default", "jf_queue": targets[0] if targets else "", "jf_replicas": 1,
+            "jf_min": 1, "jf_pclass": "", "jf_preemptable": True, "jf_service": "",
+            "jf_req_cpu": "1", "jf_req_memory": "1Gi", "jf_req_nvidia.com/gpu": ""}
+seed_form(ws, "job_form", form_token(ws, "job"), defaults)
+keep_valid("jf_queue", targets, targets[0] if targets else None)
+keep_valid("jf_pclass", classes, "")
+with st.form("job_submit_form", border=True):
+    c = st.columns(3)
+    c[0].text_input("Job name", key="jf_name", placeholder="e.g. train-1")
+    c[1].text_input("Namespace", key="jf_namespace")
+    c[2].selectbox("Queue", targets, key="jf_queue", help="Open queues that may hold jobs (leaves, with hierarchy on)")
+    c = st.columns(3)
+    c[0].number_input("Replicas", min_value=1, max_value=10_000, step=1, key="jf_replicas")
+    c[1].number_input("minAvailable", min_value=0, max_value=10_000, step=1, key="jf_min",
+                      help="The gang size: the job runs only when this many pods fit at once")
+    c[2].selectbox("Priority class", classes, key="jf_pclass", format_func=lambda p: p or "(none)")
+    c = st.columns(3)
+    for col, r in zip(c, BASE_RESOURCES, strict=True):
+        col.text_input(f"{r} per pod", key=f"jf_req_{r}", placeholder="none")
+    c = st.columns(3)
+    c[0].selectbox("Service type", list(SERVICE_TYPES), key="jf_service", format_func=lambda t: t or "(none)")
+    c[1].checkbox("Preemptable", key="jf_preemptable", help="volcano.sh/preemptable on the pods")
+    st.form_submit_button("Submit job", key="jf_submit", on_click=_submit, type="primary", icon=":material/send:")
+
+st.header("Generate jobs")
+st.caption("A batch from the seeded workload generator (`capacity.workload`): the same seed gives the same jobs. "
+           "Training jobs are gangs (vcjobs), inference jobs Deployments with non-preemptable pods.")
+show_notice(ws, "job_generate")
+show_problem(ws.errors.get("job_generate"), "Nothing was added.")
+with st.form("job_generate_form", border=True):
+    c = st.columns([1, 1, 3])
+    c[0].number_input("Seed", min_value=0, max_value=2**31 - 1, value=0, step=1, key="gen_seed")
+    c[1].number_input("Jobs", min_value=1, max_value=500, value=5, step=1, key="gen_jobs")
+    c[2].multiselect("Queues (none: every leaf queue)", targets, key="gen_queues")
+    st.form_submit_button("Generate jobs", key="gen_submit", on_click=_generate, icon=":material/casino:")
+
+st.header("Delete a job")
+show_notice(ws, "job_delete")
+show_problem(ws.errors.get("job_delete"), "Nothing was deleted.")
+uids = sorted(ws.cluster.podgroups)
+if uids:
+    keep_valid("jd_choice", uids, uids[0])
+    c = st.columns([3, 1], vertical_alignment="bottom")
+    c[0].selectbox("Job to delete", uids, key="jd_choice")
+    c[1].button("Delete job", key="jd_delete", on_click=_delete, icon=":material/delete:")
+    show_findings(ws.findings_about(f"PodGroup/{value('jd_choice', uids[0])}"))

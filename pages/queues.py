@@ -1,42 +1,276 @@
-"""Queues: the queue tree and each queue's numbers, as the queue plugin (capacity or proportion) computes them."""
+"""Queues: the queue tree and each queue's numbers, as the queue plugin (capacity or proportion) computes them,
+and the queue editor: add, remove, rename, re-parent, quotas per resource, priority, reclaimable, state.
+
+Every edit goes through `capacity.edit` and is validated as Volcano would (webhook rules, cycles, the
+hierarchy's quota rules, jobs on non-leaf queues, via `capacity.lint`); a refused edit shows its reason
+next to the form and keeps what the user typed. Lint findings are shown next to the queue they name.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from capacity import edit
 from capacity.charts import queue_rows, queue_tree_figure
+from capacity.edit import QUOTAS, ROOT, resource_strings
+from ui.editing import (
+    badge,
+    draft,
+    form_token,
+    keep_valid,
+    resource_names,
+    seed_form,
+    show_findings,
+    show_notice,
+    value,
+)
 from ui.state import get_workspace
 from ui.views import queue_detail_rows
-from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption
+from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption, show_problem
 
 ws = get_workspace()
+RESOURCES = resource_names(ws.cluster)
+QUOTA_FIELDS = [(quota, r, f"{quota} {r}") for quota in QUOTAS for r in RESOURCES]
+
+
+def _quota_key(prefix: str, quota: str, resource: str) -> str:
+    return f"{prefix}_{quota}_{resource}"
+
+
+def _quotas(prefix: str) -> dict[str, dict[str, str]]:
+    return {quota: {r: str(value(_quota_key(prefix, quota, r)) or "") for r in RESOURCES} for quota in QUOTAS}
+
+
+def _quota_inputs(prefix: str) -> None:
+    """One row per resource, one column per quota: text inputs holding quantity strings."""
+    head = st.columns([1, 2, 2, 2])
+    head[0].markdown("**resource**")
+    for col, quota in zip(head[1:], QUOTAS, strict=True):
+        col.markdown(f"**{quota}**")
+    for r in RESOURCES:
+        cols = st.columns([1, 2, 2, 2])
+        cols[0].markdown(f"`{r}`")
+        for col, quota in zip(cols[1:], QUOTAS, strict=True):
+            col.text_input(f"{quota} {r}", key=_quota_key(prefix, quota, r), label_visibility="collapsed",
+                           placeholder="unset", help=f"{quota} of {r}: a quantity such as 4, 500m or 8Gi")
+
+
+# ---- callbacks ---------------------------------------------------------------------------------------
+ADD_KEYS = ["qa_name", "qa_parent", "qa_weight", *[_quota_key("qa", q, r) for q, r, _ in QUOTA_FIELDS]]
+EDIT_KEYS = ["qe_parent", "qe_weight", "qe_priority", "qe_reclaimable", "qe_state",
+             *[_quota_key("qe", q, r) for q, r, _ in QUOTA_FIELDS]]
+
+
+def _add() -> None:
+    name = str(value("qa_name")).strip()
+    ws.edit("queue_add", edit.add_queue, name, value("qa_parent") or "", weight=value("qa_weight"),
+            draft=draft("queue_add", ADD_KEYS), notice=f"Added queue `{name}`.", **_quotas("qa"))
+
+
+def _apply(name: str) -> None:
+    ws.edit("queue_edit", edit.update_queue, name, parent=value("qe_parent") or "", weight=value("qe_weight"),
+            priority=value("qe_priority"), reclaimable=bool(value("qe_reclaimable")), state=value("qe_state"),
+            draft=draft("queue_edit", EDIT_KEYS), notice=f"Applied the changes to queue `{name}`.",
+            **_quotas("qe"))
+
+
+def _rename() -> None:
+    old, new = value("qr_choice"), str(value("qr_name")).strip()
+    if ws.edit("queue_rename", edit.rename_queue, old, new, draft=draft("queue_rename", ["qr_name"]),
+               notice=f"Renamed queue `{old}` to `{new}`; its children and PodGroups follow."):
+        st.session_state["qe_choice"] = new
+
+
+def _remove() -> None:
+    name = value("qr_choice")
+    ws.edit("queue_rename", edit.remove_queue, name, notice=f"Removed queue `{name}`.")
 
 st.title("Queues")
 scenario_caption(ws)
-numbers = queue_numbers_picker(ws, key="queues_numbers")
-if not numbers:
-    st.info(f"{no_numbers_reason(ws)} Queues as written in the scenario:", icon=":material/info:")
+
+
+def _numbers() -> None:
+    """The queue plugin's numbers: tree, table of every queue, one queue per resource."""
+    numbers = queue_numbers_picker(ws, key="queues_numbers")
+    if not numbers:
+        st.info(f"{no_numbers_reason(ws)} Queues as written in the scenario:", icon=":material/info:")
+        st.dataframe(
+            [{"queue": q.name, "parent": q.parent, "weight": q.weight, "state": q.state}
+             for q in ws.cluster.queues.values()],
+            hide_index=True, key="queue_specs",
+        )
+        return
+    _numbers_of(numbers)
+
+
+def _numbers_of(numbers: dict) -> None:
+    st.caption("Colour: share = allocated / deserved on the dominant dimension (1 = at deserved).")
+    st.plotly_chart(queue_tree_figure(numbers), key="queue_tree", width="stretch")
+
+    st.subheader("All queues")
     st.dataframe(
-        [{"queue": q.name, "parent": q.parent, "weight": q.weight, "state": q.state}
-         for q in ws.cluster.queues.values()],
-        hide_index=True, key="queue_specs",
+        queue_rows(numbers), hide_index=True, key="queue_table",
+        column_config={"share": st.column_config.NumberColumn("share", format="%.3f"),
+                       "depth": None},
     )
-    st.stop()
 
-st.caption("Colour: share = allocated / deserved on the dominant dimension (1 = at deserved).")
-st.plotly_chart(queue_tree_figure(numbers), key="queue_tree", width="stretch")
+    st.subheader("One queue, per resource")
+    names = list(numbers)
+    leaves = [n for n in names if not any(numbers[o].get("parent") == n for o in names)]
+    choice = st.selectbox("Queue", names, index=names.index(leaves[0]) if leaves else 0, key="queue_choice")
+    q = numbers[choice]
+    st.markdown(f"**{choice}** · parent `{q.get('parent') or '-'}` · share **{float(q.get('share', 0.0)):.4g}**")
+    st.dataframe(queue_detail_rows(q), hide_index=True, key="queue_detail")
 
-st.subheader("All queues")
-st.dataframe(
-    queue_rows(numbers), hide_index=True, key="queue_table",
-    column_config={"share": st.column_config.NumberColumn("share", format="%.3f"),
-                   "depth": None},
-)
 
-st.subheader("One queue, per resource")
-names = list(numbers)
-leaves = [n for n in names if not any(numbers[o].get("parent") == n for o in names)]
-choice = st.selectbox("Queue", names, index=names.index(leaves[0]) if leaves else 0, key="queue_choice")
-q = numbers[choice]
-st.markdown(f"**{choice}** · parent `{q.get('parent') or '-'}` · share **{float(q.get('share', 0.0)):.4g}**")
-st.dataframe(queue_detail_rows(q), hide_index=True, key="queue_detail")
+# ---- the editor ----------------------------------------------------------------------------------
+def _preorder() -> list[tuple[str, int]]:
+    """Queues as written (spec.parent), parents first; queues without a parent hang under root."""
+    queues = ws.cluster.queues
+    kids: dict[str, list[str]] = {}
+    for name, q in queues.items():
+        if name != ROOT:
+            kids.setdefault(q.parent or ROOT, []).append(name)
+    out: list[tuple[str, int]] = []
+    seen: set[str] = set()
+
+    def walk(name: str, depth: int) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        out.append((name, depth))
+        for child in sorted(kids.get(name, [])):
+            walk(child, depth + 1)
+
+    tops = [ROOT] if ROOT in queues else sorted(kids.get(ROOT, []))
+    for top in tops:
+        walk(top, 0)
+    for name in sorted(queues):  # unknown parents: still listed
+        walk(name, 0)
+    return out
+
+
+def _tree() -> None:
+    st.subheader("Queue tree as written, with what Volcano says about each queue")
+    queues = ws.cluster.queues
+    jobs: dict[str, int] = {}
+    for pg in ws.cluster.podgroups.values():
+        jobs[pg.queue] = jobs.get(pg.queue, 0) + 1
+    lines = []
+    for name, depth in _preorder():
+        q = queues[name]
+        marks = badge(ws.findings_about(f"Queue/{name}"))
+        extra = [f"weight {q.weight}", q.state]
+        if q.priority:
+            extra.append(f"priority {q.priority}")
+        if not q.reclaimable:
+            extra.append("not reclaimable")
+        if jobs.get(name):
+            extra.append(f"{jobs[name]} job{'s' if jobs[name] > 1 else ''}")
+        lines.append(f"{'    ' * depth}- **{name}** · {' · '.join(extra)}{' · ' + marks if marks else ''}")
+    st.markdown("\n".join(lines) or "No queues.")
+    for name, _depth in _preorder():
+        shown = [f for f in ws.findings_about(f"Queue/{name}") if f.severity in ("error", "warning")]
+        if shown:
+            st.markdown(f"**{name}**")
+            show_findings(shown)
+
+
+def _parents(exclude: str = "") -> list[str]:
+    others = sorted(n for n in ws.cluster.queues if n not in (ROOT, exclude))
+    return [ROOT, *others] if edit.hierarchy_on(ws.cluster) or ROOT in ws.cluster.queues else ["", *others]
+
+
+def _add_form() -> None:
+    st.subheader("Add a queue")
+    show_notice(ws, "queue_add")
+    show_problem(ws.errors.get("queue_add"), "Nothing was added; your input is kept below.")
+    parents = _parents()
+    defaults = {"qa_name": "", "qa_parent": parents[0], "qa_weight": "1"}
+    defaults.update({_quota_key("qa", q, r): "" for q, r, _ in QUOTA_FIELDS})
+    seed_form(ws, "queue_add", form_token(ws, "add"), defaults)
+    keep_valid("qa_parent", parents, parents[0])
+    with st.form("queue_add_form", border=True):
+        c = st.columns(3)
+        c[0].text_input("New queue name", key="qa_name", placeholder="e.g. team-a")
+        c[1].selectbox("Parent", parents, key="qa_parent", format_func=lambda p: p or "(none)")
+        c[2].text_input("Weight", key="qa_weight")
+        _quota_inputs("qa")
+        st.form_submit_button("Add queue", key="qa_submit", on_click=_add, type="primary", icon=":material/add:")
+
+
+def _edit_form() -> None:
+    st.subheader("Edit a queue")
+    queues = ws.cluster.queues
+    names = [n for n, _ in _preorder()]
+    if not names:
+        st.info("No queue to edit: add one above.", icon=":material/info:")
+        return
+    leaves = [n for n in names if not edit.children(ws.cluster, n)]
+    # The choice is also kept in a plain key: widget keys are dropped when the user leaves the page.
+    remembered = st.session_state.get("queues_editing", "")
+    fallback = remembered if remembered in names else (leaves[0] if leaves else names[0])
+    keep_valid("qe_choice", names, fallback)
+    st.session_state.setdefault("qe_choice", fallback)
+    choice = st.selectbox("Queue to edit", names, key="qe_choice")
+    st.session_state["queues_editing"] = choice
+    q = queues[choice]
+    show_findings(ws.findings_about(f"Queue/{choice}"))
+    show_notice(ws, "queue_edit")
+    show_problem(ws.errors.get("queue_edit"), "Nothing was changed; your input is kept below.")
+    parents = _parents(exclude=choice)
+    parent = q.parent or parents[0]
+    if parent not in parents:
+        parents.append(parent)
+    states = ["Open", "Closed"] + ([q.state] if q.state not in ("Open", "Closed") else [])
+    defaults: dict = {"qe_parent": parent, "qe_weight": str(q.weight), "qe_priority": str(q.priority),
+                      "qe_reclaimable": q.reclaimable, "qe_state": q.state}
+    for quota in QUOTAS:
+        current = resource_strings(getattr(q, quota), RESOURCES)
+        defaults.update({_quota_key("qe", quota, r): current.get(r, "") for r in RESOURCES})
+    seed_form(ws, "queue_edit", form_token(ws, "edit", choice), defaults)
+    keep_valid("qe_parent", parents, parent)
+    keep_valid("qe_state", states, q.state)
+    with st.form("queue_edit_form", border=True):
+        c = st.columns(5)
+        c[0].selectbox("Parent queue", parents, key="qe_parent", disabled=choice == ROOT,
+                       format_func=lambda p: p or "(none)")
+        c[1].text_input("Queue weight", key="qe_weight")
+        c[2].text_input("Priority", key="qe_priority")
+        c[3].selectbox("State", states, key="qe_state")
+        c[4].checkbox("Reclaimable", key="qe_reclaimable")
+        _quota_inputs("qe")
+        st.form_submit_button("Apply changes", key="qe_apply", on_click=_apply, args=(choice,), type="primary",
+                              icon=":material/check:")
+
+
+def _rename_form() -> None:
+    st.subheader("Rename or remove a queue")
+    show_notice(ws, "queue_rename")
+    show_problem(ws.errors.get("queue_rename"), "Nothing was changed.")
+    names = sorted(n for n in ws.cluster.queues if n != ROOT)
+    if not names:
+        st.info("No queue to rename or remove.", icon=":material/info:")
+        return
+    keep_valid("qr_choice", names, names[0])
+    seed_form(ws, "queue_rename", form_token(ws, "rename"), {"qr_name": ""})
+    c = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
+    c[0].selectbox("Queue to rename or remove", names, key="qr_choice")
+    c[1].text_input("New name", key="qr_name")
+    c[2].button("Rename", key="qr_rename", on_click=_rename, icon=":material/edit:")
+    c[3].button("Remove", key="qr_remove", on_click=_remove, icon=":material/delete:")
+    st.caption("Removing is refused for root, `default`, a queue with child queues or with PodGroups, as Volcano's "
+               "queue webhook refuses it. Renaming re-points the children's spec.parent and the PodGroups' "
+               "spec.queue.")
+
+
+_numbers()
+st.divider()
+st.header("Edit the queues")
+st.caption("Quantities are Kubernetes quantities: `4`, `500m`, `8Gi`; leave a field blank to unset it. Every edit "
+           "is checked as Volcano would check it; an edit Volcano would refuse is refused here with the reason, "
+           "and warnings stay next to the queue.")
+_tree()
+_add_form()
+_edit_form()
+_rename_form()

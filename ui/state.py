@@ -16,6 +16,7 @@ loses the previous valid state.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,11 @@ from typing import Any
 import streamlit as st
 
 from capacity.cluster import Cluster
+from capacity.edit import Edited
 from capacity.errors import InputError, ResourceUnderflow
 from capacity.framework.session import CycleResult, SessionOptions
 from capacity.k8s import load_cluster
+from capacity.lint import Finding, lint
 from capacity.scheduler import open_session, run_cycle
 from capacity.trace import Record, Trace
 
@@ -82,6 +85,18 @@ class Workspace:
     history: list[Step] = field(default_factory=list)
     errors: dict[str, Problem] = field(default_factory=dict)
     options: SessionOptions = field(default_factory=SessionOptions)
+    # ---- editing state (see `edit`): plain data, so it survives page switches ----
+    #: lint findings of the cluster after the last accepted edit (shown next to the objects they name)
+    findings: list[Finding] = field(default_factory=list)
+    #: what the user typed into a form whose edit was refused, per form, to show it again
+    drafts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: one line saying what the last accepted edit of a form did, per form
+    notices: dict[str, str] = field(default_factory=dict)
+    #: bumped by every accepted edit: forms re-read the cluster when it changes
+    revision: int = 0
+    #: cached "what would have to change" answers, per (cycle, job)
+    whatif: dict[tuple[int, str], list[Any]] = field(default_factory=dict)
+    findings_key: tuple[int, ...] = ()
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -107,6 +122,46 @@ class Workspace:
             return False
         return self.load_text(path.read_text(encoding="utf-8"), name=name, source=f"fixtures/{name}.yaml",
                               input_key="fixture")
+
+    # ---- editing ----------------------------------------------------------------------------
+    def edit(self, input_key: str, fn: Callable[..., Edited], *args: Any, draft: dict[str, Any] | None = None,
+             notice: str = "", **kwargs: Any) -> bool:
+        """Apply one `capacity.edit` function to the current cluster; True if Volcano would accept it.
+
+        On success the cluster is replaced (the history of cycles stays: the edit applies from now on),
+        the lint findings are refreshed and the form's error and draft are cleared. On an InputError
+        nothing changes except `errors[input_key]` (naming object and field) and `drafts[input_key]`,
+        which keeps what the user typed.
+        """
+        try:
+            edited = fn(self.cluster, *args, **kwargs)
+        except InputError as err:
+            self.errors[input_key] = Problem.from_error(err)
+            if draft is not None:
+                self.drafts[input_key] = dict(draft)
+            self.notices.pop(input_key, None)
+            return False
+        self.cluster = edited.cluster
+        self.findings = edited.findings
+        self.revision += 1
+        self.findings_key = (self.revision, id(self.cluster), self.cycle)
+        self.errors.pop(input_key, None)
+        self.drafts.pop(input_key, None)
+        self.whatif.clear()
+        if notice:
+            self.notices[input_key] = notice
+        return True
+
+    def findings_about(self, obj: str) -> list[Finding]:
+        """Lint findings naming `obj` ("Queue/x", "Node/n", "PodGroup/ns/j"), for the current cluster."""
+        return [f for f in self.current_findings() if f.obj == obj]
+
+    def current_findings(self) -> list[Finding]:
+        key = (self.revision, id(self.cluster), self.cycle)
+        if self.findings_key != key:
+            self.findings = lint(self.cluster)
+            self.findings_key = key
+        return self.findings
 
     # ---- simulation -------------------------------------------------------------------------
     @property

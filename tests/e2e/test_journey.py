@@ -43,5 +43,5 @@ def test_step_a_cycle_see_the_bind_the_treemap_and_why(app_page: Page, streamlit
     expect(tiles).to_have_count(QUEUES_IN_DEFAULT)  # children above their parent: still drawn
 
     open_page(page, "Decisions")
-    expect(page.get_by_role("heading", name="Why is this pod pending?")).to_be_visible()
+    expect(page.get_by_role("heading", name="Why is this pod pending or evicted?")).to_be_visible()
     expect(page.get_by_text("enqueueRealCapability").first).to_be_visible()

@@ -138,3 +138,21 @@ def test_trace_download_is_the_cli_format(ws):
 
 def test_option_names_are_the_engines_switches(ws):
     assert {"leaf_only_allocatable", "seed004_root_init"} <= set(option_names(ws.options))
+
+
+def test_edit_refused_keeps_everything_and_the_draft(ws):
+    from capacity import edit
+
+    ws.step()
+    cluster, history = ws.cluster, list(ws.history)
+    assert not ws.edit("queue_add", edit.add_queue, "research", "root", draft={"qa_name": "research"})
+    assert ws.cluster is cluster and ws.history == history and ws.revision == 0
+    assert (ws.errors["queue_add"].obj, ws.errors["queue_add"].field) == ("Queue/research", "metadata.name")
+    assert ws.drafts["queue_add"] == {"qa_name": "research"}
+    assert ws.edit("queue_add", edit.add_queue, "team-new", "research", notice="added")
+    assert ws.revision == 1 and "queue_add" not in ws.errors and "queue_add" not in ws.drafts
+    assert ws.notices["queue_add"] == "added" and "team-new" in ws.cluster.queues
+    assert ws.history == history, "an edit applies from now on; the cycles run so far stay"
+    assert ws.findings_about("Queue/team-new") == []
+    ws.rewind(0)
+    assert "team-new" not in ws.cluster.queues, "rewinding goes back to before the edit"
