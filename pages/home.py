@@ -16,9 +16,14 @@ scenario_caption(workspace)
 st.markdown(
     "- **Scenario**: pick a built-in scenario, upload or paste a `kubectl get -o yaml` dump, download the "
     "current state.\n"
-    "- **Queues**: the queue tree and each queue's deserved, allocated, capability, guarantee, realCapability.\n"
+    "- **Queues**: the queue tree and each queue's deserved, allocated, capability, guarantee, realCapability; "
+    "add, edit, rename, re-parent and remove queues, validated as Volcano would.\n"
     "- **Simulate**: step the scheduler, run several cycles, rewind; see binds, evictions and phases.\n"
     "- **Treemaps**: the queues' quantities per resource, coloured by share.\n"
-    "- **Jobs**: every job and pod, with its queue, status and node.\n"
-    "- **Decisions**: the decision trace of a cycle, and why a pod is pending."
+    "- **Jobs** and **Nodes**: every job and pod with its queue, status and node; submit jobs, edit nodes.\n"
+    "- **Scheduler**: actions, tiers, hierarchy and the compatibility switches for older Volcano behaviour.\n"
+    "- **Decisions**: the decision trace of a cycle, the victims table, and why a pod is pending or evicted.\n"
+    "- **Compare**: the same workload under two configurations, side by side.\n"
+    "- **Lint**: configuration mistakes Volcano accepts silently, and what it does about them.\n"
+    "- **Lessons**: guided lessons where you predict the next decision before each step."
 )
