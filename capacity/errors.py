@@ -16,6 +16,7 @@ class InputError(Exception):
     """
 
     def __init__(self, obj: str = "", field: str = "", message: str = "") -> None:
+        obj, field, message = _clip(str(obj), 300), _clip(str(field), 300), _clip(str(message), 1000)
         super().__init__(obj, field, message)
         self.obj = obj
         self.field = field
@@ -23,6 +24,12 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return ": ".join(part for part in (self.obj, self.field, self.message) if part)
+
+
+def _clip(text: str, limit: int) -> str:
+    """Keep a message one readable line even when it quotes a megabyte-long name or value."""
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 class ResourceUnderflow(Exception):

@@ -11,6 +11,7 @@ Numbers are kept as exact ``Decimal`` values; converting to float happens only w
 from __future__ import annotations
 
 import math
+import re
 import sys
 from decimal import Decimal
 
@@ -32,7 +33,9 @@ __all__ = [
 INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 
-# Kubernetes refuses nothing beyond this: larger magnitudes are capped to it ("9Ei" -> 2^63 - 1).
+# ParseQuantity caps binary-suffixed magnitudes here ("9Ei" -> 2^63 - 1, quantity.go: `format == BinarySI
+# && amount.Cmp(maxAllowed) > 0`). Decimal ones are kept exactly, but Value()/MilliValue() then
+# overflow int64 (big.Int.Int64 is undefined there), so the simulator refuses them.
 _MAX_ALLOWED_NANO = INT64_MAX * 10**9
 
 _DECIMAL_SUFFIXES: dict[str, int] = {
@@ -50,7 +53,6 @@ _DECIMAL_SUFFIXES: dict[str, int] = {
 _BINARY_SUFFIXES: dict[str, int] = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 
 _DIGITS = frozenset("0123456789")
-_SUFFIX_CHARS = frozenset("eEinumkKMGTP")
 
 _FORMAT_HELP = (
     "a quantity is a number with an optional suffix: n u m k M G T P E (decimal), "
@@ -58,47 +60,24 @@ _FORMAT_HELP = (
 )
 
 
+# Kubernetes' parseQuantityString as one regular expression (C speed on megabyte-long input): sign,
+# leading zeros, numerator, optional "." and denominator, then suffix characters, an optional sign and
+# digits. Any other character anywhere is ErrFormatWrong.
+# Possessive quantifiers: the scan never backtracks (like Go's loop), so no input takes quadratic time.
+_QUANTITY = re.compile(r"([+-]?+)0*+([0-9]*+)(?:\.([0-9]*+))?+([eEinumkKMGTP]*+[+-]?+[0-9]*+)")
+
+
 def _split(text: str) -> tuple[bool, str, str, str] | None:
     """Split like Kubernetes' ``parseQuantityString``: (positive, numerator, denominator, suffix).
 
-    Returns None where Kubernetes answers ErrFormatWrong. Mirrors the Go state machine literally,
-    including its leniencies: an empty numerator reads as 0 ("." and "Gi" are zero), "1." is 1.
+    Returns None where Kubernetes answers ErrFormatWrong. Keeps its leniencies: an empty numerator
+    reads as 0 ("." and "Gi" are zero), "1." is 1, a lone sign is 0.
     """
-    positive = True
-    pos = 0
-    end = len(text)
-    if end and text[0] in "+-":
-        positive = text[0] == "+"
-        pos = 1
-    while pos < end and text[pos] == "0":
-        pos += 1
-    if pos >= end:
-        return positive, "0", "", ""
-    start = pos
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    num = text[start:pos] or "0"
-    if pos >= end:
-        return positive, num, "", ""
-    denom = ""
-    if text[pos] == ".":
-        pos += 1
-        start = pos
-        while pos < end and text[pos] in _DIGITS:
-            pos += 1
-        denom = text[start:pos]
-        if pos >= end:
-            return positive, num, denom, ""
-    suffix_start = pos
-    while pos < end and text[pos] in _SUFFIX_CHARS:
-        pos += 1
-    if pos < end and text[pos] in "+-":
-        pos += 1
-    while pos < end and text[pos] in _DIGITS:
-        pos += 1
-    if pos < end:
+    m = _QUANTITY.fullmatch(text)
+    if m is None:
         return None
-    return positive, num, denom, text[suffix_start:]
+    sign, num, denom, suffix = m.groups()
+    return sign != "-", num or "0", denom or "", suffix
 
 
 def _interpret_suffix(suffix: str) -> tuple[int, int] | None:
@@ -114,6 +93,8 @@ def _interpret_suffix(suffix: str) -> tuple[int, int] | None:
         unsigned = digits[1:] if digits[0] in "+-" else digits
         if not unsigned or not set(unsigned) <= _DIGITS:
             return None
+        if len(unsigned.lstrip("0")) > 19:  # beyond int64 whatever the digits
+            return None
         parsed = int(digits)
         if not INT64_MIN <= parsed <= INT64_MAX:  # strconv.ParseInt(..., 10, 64) fails
             return None
@@ -122,25 +103,32 @@ def _interpret_suffix(suffix: str) -> tuple[int, int] | None:
     return None
 
 
+def _show(raw: object, limit: int = 40) -> str:
+    """The offending value for an error message, shortened: it may be megabytes long."""
+    text = repr(raw) if isinstance(raw, str | int | float | Decimal | bool) or raw is None else (
+        f"<{type(raw).__name__}>")
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _to_text(raw: object, obj: str, field: str) -> str:
     """The text Kubernetes would parse for a YAML/JSON value (numbers are parsed from their text)."""
     if isinstance(raw, str):
         # Quantity.UnmarshalJSON trims surrounding white space before parsing.
         return raw.strip()
     if isinstance(raw, bool) or raw is None:
-        raise InputError(obj, field, f"expected a quantity such as '500m' or '4Gi', got {raw!r}")
+        raise InputError(obj, field, f"expected a quantity such as '500m' or '4Gi', got {_show(raw)}")
     if isinstance(raw, int):
         return str(raw)
     if isinstance(raw, float):
         if not math.isfinite(raw):
-            raise InputError(obj, field, f"invalid quantity {raw!r}: must be a finite number")
+            raise InputError(obj, field, f"invalid quantity {_show(raw)}: must be a finite number")
         return repr(raw)
     if isinstance(raw, Decimal):
         if not raw.is_finite():
-            raise InputError(obj, field, f"invalid quantity {raw!r}: must be a finite number")
+            raise InputError(obj, field, f"invalid quantity {_show(raw)}: must be a finite number")
         return str(raw)
     raise InputError(
-        obj, field, f"expected a quantity such as '500m' or '4Gi', got {type(raw).__name__} {raw!r}"
+        obj, field, f"expected a quantity such as '500m' or '4Gi', got {type(raw).__name__} {_show(raw)}"
     )
 
 
@@ -148,39 +136,65 @@ def parse_quantity(raw: object, *, obj: str = "", field: str = "") -> Decimal:
     """Parse a Kubernetes quantity (string, YAML int or float) into its exact value.
 
     Like ``resource.ParseQuantity``: non-zero values are rounded up (away from zero) to a multiple of
-    1e-9 and magnitudes are capped at 2^63 - 1. Raises ``InputError`` naming ``obj`` and ``field`` for
+    1e-9 and binary-suffixed magnitudes are capped at 2^63 - 1; a decimal magnitude above 2^63 - 1
+    (which no int64 read of it survives) is an InputError. Raises ``InputError`` naming ``obj`` and ``field`` for
     anything Kubernetes would reject, and for booleans, None and containers.
     """
     text = _to_text(raw, obj, field)
     if not text:
-        raise InputError(obj, field, f"invalid quantity {raw!r}: empty; {_FORMAT_HELP}")
+        raise InputError(obj, field, f"invalid quantity {_show(raw)}: empty; {_FORMAT_HELP}")
     parts = _split(text)
     if parts is None:
-        raise InputError(obj, field, f"invalid quantity {raw!r}: {_FORMAT_HELP}")
+        raise InputError(obj, field, f"invalid quantity {_show(raw)}: {_FORMAT_HELP}")
     positive, num, denom, suffix = parts
     interpreted = _interpret_suffix(suffix)
     if interpreted is None:
-        raise InputError(obj, field, f"invalid quantity {raw!r}: unknown suffix {suffix!r}; {_FORMAT_HELP}")
+        raise InputError(obj, field, f"invalid quantity {_show(raw)}: unknown suffix {suffix!r}; {_FORMAT_HELP}")
     base, exponent = interpreted
-    digits = num + denom
-    mantissa = int(digits)
-    if mantissa == 0:
+    denom = denom.rstrip("0")  # trailing zeros of the fraction change nothing
+    digits = (num + denom).lstrip("0")
+    if not digits:
         return Decimal(0)
-    # Exact integer arithmetic in nano-units: mantissa * base^exponent / 10^len(denom), rounded up.
+    # Exact arithmetic in nano-units, rounded up. The digit strings can be arbitrarily long (Kubernetes
+    # parses them with arbitrary precision): only short prefixes are ever turned into integers, so
+    # Python's 4300-digit int() limit is never reached and a huge input costs linear time.
     if base == 2:
-        nano = _ceil_div(mantissa * 2**exponent * 10**9, 10 ** len(denom))
+        nano = _binary_nano(num, denom, exponent)
     else:
+        # value = int(digits) * 10^shift nano
         shift = exponent + 9 - len(denom)
-        if shift > 40:
-            nano = _MAX_ALLOWED_NANO  # at least 10^40 nano: far above the cap
+        n = len(digits)
+        if n + shift > 40:
+            nano = _MAX_ALLOWED_NANO + 1  # at least 10^40 nano: far above the cap
         elif shift >= 0:
-            nano = mantissa * 10**shift
-        elif -shift >= len(digits):
+            nano = int(digits) * 10**shift
+        elif n + shift <= 0:
             nano = 1  # below 1n: rounds up to 1n
         else:
-            nano = _ceil_div(mantissa, 10**-shift)
+            head, tail = digits[: n + shift], digits[n + shift :]
+            nano = int(head) + (1 if tail.strip("0") else 0)
+        if nano > _MAX_ALLOWED_NANO:
+            raise InputError(obj, field, f"quantity {_show(raw)} is too large: Kubernetes keeps it, but as the "
+                             "64-bit integer Volcano reads it overflows")
     nano = min(nano, _MAX_ALLOWED_NANO)
     return Decimal(f"{'' if positive else '-'}{nano}E-9")
+
+
+_FRACTION_DIGITS = 200  # > 60 (largest binary exponent) and > 9: enough to round any fraction exactly
+
+
+def _binary_nano(num: str, denom: str, exponent: int) -> int:
+    """ceil(num.denom * 2^exponent * 10^9) for a binary suffix (exponent 10..60), capped.
+
+    With F = the first 200 fraction digits, A = int(num F) * 2^e * 10^9 / 10^len(F) has a fractional
+    part that is a multiple of 2^e * 10^9 / 10^200 when F is that long, which the remaining digits
+    (worth less than that) can never carry over: ceil = floor(A) + 1 if A or the rest is non-zero.
+    """
+    if len(num.lstrip("0")) > 30:
+        return _MAX_ALLOWED_NANO  # >= 10^29 * 2^10 * 10^9: far above the cap
+    head, tail = denom[:_FRACTION_DIGITS], denom[_FRACTION_DIGITS:]
+    q, r = divmod(int(num + head) * 2**exponent * 10**9, 10 ** len(head))
+    return q + (1 if r or tail.strip("0") else 0)
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:

@@ -39,12 +39,8 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
     from capacity.k8s import load_cluster_file, parse_conf_text
     cluster = load_cluster_file(args.cluster)
     if args.conf:
-        try:
-            with open(args.conf, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise InputError(args.conf, "", f"cannot be read: {exc.strerror or exc}") from None
-        cluster.conf = parse_conf_text(text, args.conf)
+        from capacity.limits import read_text_file
+        cluster.conf = parse_conf_text(read_text_file(args.conf), args.conf)
     if warn:
         for w in [*cluster.warnings, *cluster.conf.warnings]:
             print(f"warning: {w}", file=sys.stderr)

@@ -103,10 +103,18 @@ def test_parse_rounds_up_to_nano(text: str, expected: Decimal) -> None:
     assert parse_quantity(text) == expected
 
 
-@pytest.mark.parametrize("text", ["9Ei", "9223372036854775807Ki", "1e100", "12345678901234567890"])
-def test_parse_caps_at_int64_max(text: str) -> None:
+@pytest.mark.parametrize("text", ["9Ei", "9223372036854775807Ki", "1" * 5000 + "Ki"])
+def test_parse_caps_binary_at_int64_max(text: str) -> None:
+    # quantity.go caps only BinarySI: `if format == BinarySI && amount.Cmp(maxAllowed.Dec) > 0`.
     assert parse_quantity(text) == INT64_MAX
     assert parse_quantity("-" + text) == -INT64_MAX
+
+
+@pytest.mark.parametrize("text", ["1e100", "12345678901234567890", "10E", "9" * 5000, "1e2147483647"])
+def test_parse_refuses_decimal_beyond_int64(text: str) -> None:
+    # Kubernetes keeps a decimal quantity exactly, but Value() of it overflows int64: refused.
+    with pytest.raises(InputError, match="too large"):
+        parse_quantity(text, obj="Node/n", field="status.allocatable.memory")
 
 
 def test_parse_exponent_wraps_like_go_int32() -> None:

@@ -1,0 +1,222 @@
+"""Limits on what the engine reads, so that hostile or accidental input fails fast with a clear message.
+
+* Size: an input larger than ``max_input_bytes()`` (50 MB unless ``CAPACITY_MAX_INPUT_MB`` says
+  otherwise; the dashboard's ``server.maxUploadSize`` is the same 50 MB) is refused before parsing.
+* YAML structure: read with a *safe* loader only (plain data: no tags that build Python objects), and
+  checked on PyYAML's event stream before any object is built:
+
+  - nesting deeper than ``MAX_DEPTH`` is refused (libyaml's composer recurses in C: a few hundred
+    kilobytes of ``[`` would otherwise crash the process with a segmentation fault);
+  - aliases that would expand to more than ``MAX_ALIAS_EXPANSION`` nodes ("billion laughs", merge-key
+    bombs) and aliases to a collection that contains them (recursive data) are refused: the loader
+    itself shares aliased objects, but the reader walks them, and ``<<`` merges copy them for real;
+  - a key repeated in one mapping is refused: ``kubectl apply`` rejects such a file, while PyYAML would
+    silently keep the last value.
+
+Everything here raises ``capacity.errors.InputError`` naming the source and the line and column.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+from yaml.events import (
+    AliasEvent,
+    DocumentEndEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from capacity.errors import InputError
+
+try:  # libyaml's C parser is several times faster on large dumps; same safe semantics.
+    SAFE_LOADER: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    SAFE_LOADER = yaml.SafeLoader
+
+DEFAULT_MAX_INPUT_MB = 50
+MAX_INPUT_ENV = "CAPACITY_MAX_INPUT_MB"
+#: Kubernetes objects nest about 15 levels deep (a pod's affinity terms); 100 leaves ample room.
+MAX_DEPTH = 100
+#: Nodes that aliases may add to a YAML stream once expanded: this many, plus ten per node written out
+#: (a bomb expands exponentially, a large file reusing a few anchors only linearly).
+MAX_ALIAS_EXPANSION = 1_000_000
+
+_MB = 1_000_000
+
+
+def max_input_bytes() -> int:
+    """The input size limit in bytes: ``CAPACITY_MAX_INPUT_MB`` (a positive number) or 50 MB."""
+    raw = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_INPUT_MB * _MB
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = -1.0
+    if not mb > 0 or mb == float("inf"):
+        raise InputError(MAX_INPUT_ENV, "", f"must be a positive number of megabytes, got {raw!r}")
+    return int(mb * _MB)
+
+
+def _mb(nbytes: int) -> str:
+    return f"{nbytes / _MB:.1f} MB" if nbytes >= _MB // 10 else f"{nbytes} bytes"
+
+
+def size_error(source: str, nbytes: int, limit: int, at_least: bool = False) -> InputError:
+    more = "more than " if at_least else ""
+    return InputError(source, "", f"is {more}{_mb(nbytes)}, larger than the {_mb(limit)} input limit "
+                      f"(set {MAX_INPUT_ENV} to raise it)")
+
+
+def check_text_size(text: str, source: str, limit: int | None = None) -> None:
+    """Refuse text whose UTF-8 encoding is larger than the limit."""
+    limit = max_input_bytes() if limit is None else limit
+    if len(text) > limit:  # at least one byte per character
+        raise size_error(source, len(text), limit, at_least=True)
+    if 4 * len(text) > limit:  # only then can the encoded size exceed the limit
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            raise size_error(source, size, limit)
+
+
+def read_text_file(path: str, limit: int | None = None) -> str:
+    """A UTF-8 text file, refused with an InputError if unreadable, binary or over the size limit.
+
+    Reads at most limit + 1 bytes, so /dev/zero or a 10 GB file cost no more than the limit.
+    """
+    limit = max_input_bytes() if limit is None else limit
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            size = len(data)
+        raise size_error(path, max(size, len(data)), limit, at_least=size <= limit)
+    if b"\x00" in data:
+        raise InputError(path, "", "contains NUL bytes: a binary file, not YAML text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"byte {exc.start + 1}", "is not a UTF-8 text file (binary data?)") from None
+
+
+def _where(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+
+
+def yaml_error(exc: yaml.YAMLError, source: str, text: str = "") -> InputError:
+    """One line naming the source and position for anything PyYAML refuses."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    context = getattr(exc, "context", None)
+    if isinstance(exc, yaml.reader.ReaderError):  # a character YAML does not allow: no mark, a position
+        line = text.count("\n", 0, exc.position) + 1
+        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        return InputError(source, f"line {line}, column {column}", f"malformed YAML: {exc.reason} "
+                          f"(#x{char:04x}); binary data?")
+    if isinstance(exc, yaml.constructor.ConstructorError) and "constructor for the tag" in str(problem):
+        problem = (f"{problem.split('for the tag')[-1].strip()} is not allowed: only plain YAML data "
+                   "(mappings, lists, strings, numbers, booleans) is read")
+    elif context and context not in str(problem):
+        problem = f"{problem} ({context})"
+    return InputError(source, _where(mark), f"malformed YAML: {problem}")
+
+
+def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
+                         max_expansion: int = MAX_ALIAS_EXPANSION) -> None:
+    """Walk PyYAML's event stream (iterative, no objects built) and refuse bombs before loading.
+
+    Counts, for every anchored collection, how many nodes it stands for once aliases are expanded;
+    an alias to a collection still open (recursive data) has no finite size and is refused.
+    """
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = []  # [anchor, node count, keys seen or None, expecting a key]
+    expansion = 0
+    events = 0
+    try:
+        for ev in yaml.parse(text, Loader=SAFE_LOADER):
+            events += 1
+            cls = type(ev)
+            if cls is ScalarEvent or cls is AliasEvent:
+                if cls is AliasEvent:
+                    size = sizes.get(ev.anchor)
+                    if size is None:
+                        if any(frame[0] == ev.anchor for frame in stack):
+                            raise InputError(source, _where(ev.start_mark), f"alias *{ev.anchor} refers to a "
+                                             "collection that contains it (recursive YAML data); refused")
+                        continue  # undefined alias: the loader reports it
+                    expansion += size
+                    if expansion > max_expansion + 10 * events:
+                        raise InputError(source, _where(ev.start_mark), "YAML aliases expand to more than "
+                                         f"{max_expansion:,} nodes (an 'anchor bomb'); refused")
+                else:
+                    size = 1
+                    if ev.anchor:
+                        sizes[ev.anchor] = 1
+                if stack:
+                    frame = stack[-1]
+                    frame[1] += size
+                    if frame[2] is not None:
+                        if frame[3] and cls is ScalarEvent:
+                            key = ev.value
+                            if key in frame[2] and key != "<<":
+                                raise InputError(source, _where(ev.start_mark), f"mapping key {key!r} appears "
+                                                 "more than once in the same mapping (kubectl rejects this; "
+                                                 "YAML loaders silently keep the last one)")
+                            frame[2].add(key)
+                        frame[3] = not frame[3]
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                if stack:
+                    parent = stack[-1]
+                    if parent[2] is not None:
+                        parent[3] = not parent[3]
+                if len(stack) >= max_depth:
+                    raise InputError(source, _where(ev.start_mark), f"YAML nested more than {max_depth} levels "
+                                     "deep; refused (Kubernetes objects need far fewer)")
+                stack.append([ev.anchor, 1, set() if cls is MappingStartEvent else None, True])
+                if ev.anchor:
+                    sizes.pop(ev.anchor, None)  # a redefined anchor is open again
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                anchor, size, _keys, _expect = stack.pop()
+                if anchor:
+                    sizes[anchor] = size
+                if stack:
+                    stack[-1][1] += size
+            elif cls is DocumentEndEvent:
+                sizes.clear()  # anchors do not cross documents
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc, source, text) from None
+
+
+def safe_load_all(text: str, source: str = "input", limit: int | None = None) -> list[Any]:
+    """Every document of a YAML stream as plain data, after the size and structure checks."""
+    check_text_size(text, source, limit)
+    if "\x00" in text:
+        raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
+    check_yaml_structure(text, source)
+    try:
+        return list(yaml.load_all(text, Loader=SAFE_LOADER))
+    except yaml.YAMLError as exc:
+        raise yaml_error(exc, source, text) from None
+    except (RecursionError, MemoryError):  # pragma: no cover - the structure check should prevent these
+        raise InputError(source, "", "YAML too large or too deeply nested to read") from None
+
+
+def safe_load(text: str, source: str = "input", limit: int | None = None) -> Any:
+    """A single-document YAML text (e.g. volcano-scheduler.conf) as plain data; empty text is None."""
+    docs = safe_load_all(text, source, limit)
+    docs = [d for d in docs if d is not None] or [None]
+    if len(docs) > 1:
+        raise InputError(source, "", f"expected one YAML document, found {len(docs)}")
+    return docs[0]
