@@ -331,6 +331,8 @@ class Node:
         self.pipelined = Resource.empty()
         self.tasks: dict[str, Task] = {}
         self.mirror: dict[str, Task] = {}
+        self.index = -1  # position in the session's NodeList, set by capacity.nodefit.NodeFit
+        self.fit: Any = None  # the session's NodeFit, told about every accounting change
 
     def max_task_num(self) -> int:
         return self.allocatable.max_task_num
@@ -369,11 +371,15 @@ class Node:
         clone = task.clone()
         self.tasks[task.key] = clone
         self._account(clone, +1)
+        if self.fit is not None:
+            self.fit.touch(self, clone, 1)
 
     def remove_task(self, task: Task) -> None:
         stored = self.tasks.pop(task.key, None)
         if stored is not None:
             self._account(stored, -1)
+            if self.fit is not None:
+                self.fit.touch(self, stored, -1)
 
     def update_task(self, task: Task) -> None:
         self.remove_task(task)

@@ -7,10 +7,15 @@ one task per pop and is re-pushed; a task that fails Allocatable is dropped for 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import numpy as np
+
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
 from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, Placement
 from capacity.resources import ZERO
 
 
@@ -108,8 +113,9 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
             candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
         if not candidates:
             job.nodes_fit_errors[task.uid] = errors
-            trace.event("noFit", task.key, fit_summary(errors, len(ssn.node_list)), errors={
-                k: str(v) for k, v in errors.items()})
+            if trace.enabled:
+                trace.event("noFit", task.key, fit_summary(errors, len(ssn.node_list)), errors={
+                    k: str(v) for k, v in errors.items()})
             if job.need_continue_allocating():
                 continue
             break
@@ -149,7 +155,12 @@ def alloc_predicate(ssn: Session, task: Task, node: Node) -> FitError | None:
     return ssn.predicate_for_allocate(task, node)
 
 
-def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[list[Node], dict[str, FitError]]:
+def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[list[Node], Mapping[str, FitError]]:
+    """predicateNodes: the nodes passing alloc_predicate, and the others' errors (NodeList order)."""
+    if nodes is ssn.node_list:
+        fast = _predicate_all_nodes(ssn, task)
+        if fast is not None:
+            return fast
     ok: list[Node] = []
     errors: dict[str, FitError] = {}
     for n in nodes:
@@ -161,7 +172,30 @@ def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[list[N
     return ok, errors
 
 
-def fit_summary(errors: dict[str, FitError], total: int) -> str:
+def _predicate_all_nodes(ssn: Session, task: Task) -> tuple[CandidateList, Mapping[str, FitError]] | None:
+    """predicate_nodes over the whole NodeList with NodeFit: the same answers, errors built on demand."""
+    fit = ssn.node_fit()
+    if fit is None:
+        return None
+    placement = fit.placement(task)
+    if placement is not None:
+        idx = np.flatnonzero(placement.cand)
+        if len(idx):
+            version = len(fit.log)
+            return (CandidateList(ssn.node_list, idx, placement, version),
+                    DeferredErrors(lambda: _fit_errors(ssn, fit, task), fit, version))
+    return _fit_errors(ssn, fit, task)
+
+
+def _fit_errors(ssn: Session, fit: NodeFit, task: Task) -> tuple[CandidateList, FitErrors] | None:
+    fits, failures = fit.fit(task.init_resreq, fit.fi)
+    pv = ssn.predicate_vector(task, fits)
+    if pv is None:
+        return None
+    return CandidateList(ssn.node_list, np.flatnonzero(fits & pv.passed)), FitErrors(fit, fits, failures, pv)
+
+
+def fit_summary(errors: Mapping[str, FitError], total: int) -> str:
     """kube-scheduler style: '0/3 nodes are available: 2 Insufficient cpu, 1 node selector'."""
     counts: dict[str, int] = {}
     for e in errors.values():
@@ -173,6 +207,13 @@ def fit_summary(errors: dict[str, FitError], total: int) -> str:
 
 def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node | None, bool]:
     """Gradient G1 (fits Idle) then G2 (fits FutureIdle); a single node wins unscored (§8.2)."""
+    idx = getattr(candidates, "idx", None)
+    fit = ssn.node_fit() if idx is not None else None
+    if fit is not None:
+        placement = candidates.placement
+        if placement is not None and candidates.version == len(fit.log):
+            return _choose_from_placement(ssn, task, placement)
+        return _choose_node_vector(ssn, fit, task, idx)
     g1 = [n for n in candidates if task.init_resreq.less_equal(n.idle, ZERO)]
     g1_names = {n.name for n in g1}
     g2 = [n for n in candidates if n.name not in g1_names]
@@ -189,4 +230,41 @@ def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node 
                             note="Volcano picks at random among equal scores; Capacity Lab takes the "
                                  "first in node order")
         return tied[0], pipelined
+    return None, False
+
+
+def _choose_node_vector(ssn: Session, fit: NodeFit, task: Task, idx: np.ndarray) -> tuple[Node | None, bool]:
+    """choose_node on NodeList positions: the first best score of the first non-empty gradient."""
+    in_idle, _ = fit.fit(task.init_resreq, fit.idle, idx)
+    for gradient, pipelined in ((idx[in_idle], False), (idx[~in_idle], True)):
+        if not len(gradient):
+            continue
+        if len(gradient) == 1:
+            return ssn.node_list[int(gradient[0])], pipelined
+        scores = ssn.node_scores_vector(task, gradient)
+        k = int(np.argmax(scores))
+        if ssn.trace.enabled:
+            tied = [ssn.node_list[i].name for i in gradient[scores == scores[k]].tolist()]
+            if len(tied) > 1:
+                ssn.trace.event("scoreTie", task.key, tied[0], tied=tied,
+                                note="Volcano picks at random among equal scores; Capacity Lab takes the "
+                                     "first in node order")
+        return ssn.node_list[int(gradient[k])], pipelined
+    return None, False
+
+
+def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tuple[Node | None, bool]:
+    """choose_node from a current Placement: the first best score in G1, else in G2."""
+    for scores, pipelined in ((placement.s1, False), (placement.s2, True)):
+        k = int(np.argmax(scores))
+        best = scores[k]
+        if best == -np.inf:
+            continue
+        if ssn.trace.enabled:
+            tied = [ssn.node_list[i].name for i in np.flatnonzero(scores == best).tolist()]
+            if len(tied) > 1:
+                ssn.trace.event("scoreTie", task.key, tied[0], tied=tied,
+                                note="Volcano picks at random among equal scores; Capacity Lab takes the "
+                                     "first in node order")
+        return ssn.node_list[k], pipelined
     return None, False

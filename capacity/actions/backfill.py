@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from capacity.actions.allocate import choose_node
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
-from capacity.model import Job, QueueSpec, Task, TaskStatus
+from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.nodefit import CandidateList
 
 
 def execute(ssn: Session) -> None:
+    if not ssn.trace.enabled and not _best_effort_work(ssn):
+        return  # the loops below would only order jobs (and, traced, record their jobValid votes)
     by_queue: dict[str, list[Job]] = {}
     for job in ssn.jobs.values():
         if job.is_pending():
@@ -37,7 +42,7 @@ def execute(ssn: Session) -> None:
     for task in ordered:
         if ssn.pre_predicate(task):
             continue
-        candidates = [n for n in ssn.node_list if ssn.predicate_for_allocate(task, n) is None]
+        candidates = _feasible_nodes(ssn, task)
         if not candidates:
             ssn.trace.event("noFit", task.key, f"0/{len(ssn.node_list)} nodes are available")
             continue
@@ -48,6 +53,24 @@ def execute(ssn: Session) -> None:
             if node is None:
                 continue
         ssn.allocate_now(task, node)
+
+
+def _best_effort_work(ssn: Session) -> bool:
+    """Whether any job has a Pending or Pipelined BestEffort task, the only tasks backfill handles."""
+    for job in ssn.jobs.values():
+        for status in (TaskStatus.PENDING, TaskStatus.PIPELINED):
+            bucket = job.index.get(status)
+            if bucket and any(t.best_effort for t in bucket.values()):
+                return True
+    return False
+
+
+def _feasible_nodes(ssn: Session, task: Task) -> list[Node]:
+    """The nodes passing PredicateForAllocateAction (no resource check here), in NodeList order."""
+    pv = ssn.predicate_vector(task)
+    if pv is None:
+        return [n for n in ssn.node_list if ssn.predicate_for_allocate(task, n) is None]
+    return CandidateList(ssn.node_list, np.flatnonzero(pv.passed))
 
 
 def _unpipeline(ssn: Session, job: Job, task: Task) -> None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
 from capacity.actions.reclaim import validate_victims
@@ -21,9 +24,24 @@ from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, FitError, Session
 from capacity.framework.statement import Statement
 from capacity.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
+from capacity.nodefit import CandidateList, NodeErrors, NodeFit, unresolvable_mask
 from capacity.resources import ZERO, Resource
 
-VictimFilter = Callable[[Task], bool]
+
+class VictimFilter:
+    """A phase's victim filter, plus where on the NodeList its candidates can be at all and how much
+    they request at most (NodeFit's index of preemptable Bound/Running tasks: a superset)."""
+
+    __slots__ = ("keep", "possible", "sums")
+
+    def __init__(self, keep: Callable[[Task], bool], possible: Callable[[NodeFit], np.ndarray],
+                 sums: Callable[[NodeFit], np.ndarray]) -> None:
+        self.keep = keep
+        self.possible = possible
+        self.sums = sums
+
+    def __call__(self, t: Task) -> bool:
+        return self.keep(t)
 
 ACTION = "preempt"
 TOPOLOGY_KEY = "enableTopologyAwarePreemption"
@@ -165,14 +183,16 @@ def other_jobs_filter(ssn: Session, preemptor: Task, job: Job) -> VictimFilter:
             return False
         vjob = ssn.jobs.get(t.job)
         return vjob is not None and vjob.queue == job.queue and t.job != preemptor.job
-    return keep
+    return VictimFilter(keep, lambda fit: fit.victims_in_queue_other_jobs(job.queue, preemptor.job) > 0,
+                        lambda fit: fit.victim_sums_in_queue_other_jobs(job.queue, preemptor.job))
 
 
 def own_job_filter(preemptor: Task) -> VictimFilter:
     """Phase B candidates: Bound/Running, BestEffort rule, preemptable, the preemptor's own job."""
     def keep(t: Task) -> bool:
         return _basic_victim(preemptor, t) and t.job == preemptor.job
-    return keep
+    return VictimFilter(keep, lambda fit: fit.victims_of_job(preemptor.job) > 0,
+                        lambda fit: fit.victim_sums_of_job(preemptor.job))
 
 
 def _basic_victim(preemptor: Task, t: Task) -> bool:
@@ -209,9 +229,16 @@ def preempt(run: PreemptRun, stmt: Statement, task: Task, keep: VictimFilter) ->
     def candidates_on(node: Node) -> list[Task]:
         return node_preemptees(ssn, node, task, keep)
 
+    # With tracing off, nodes where no victim set can validate are passed over unvisited, as are, in
+    # the dry run, nodes without candidates; with tracing on every node is visited to record why not.
+    fit = ssn.node_fit() if not ssn.trace.enabled else None
+    hint: tuple[np.ndarray, np.ndarray] | None = None
+    if fit is not None and fit.exact and isinstance(keep, VictimFilter):
+        hint = keep.possible(fit), fit.fit(task.init_resreq, fit.bound(keep.sums(fit)))[0]
     if run.opts.topology_aware:
-        return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits)
-    return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on)
+        usable = hint[0] & hint[1] if hint is not None else None
+        return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits, usable)
+    return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on, hint)
 
 
 def ineligible_reason(ssn: Session, task: Task) -> str:
@@ -250,6 +277,11 @@ def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
     ssn = run.ssn
     job = ssn.jobs[task.job]
     fit_errors = job.nodes_fit_errors.get(task.uid) or {}
+    fit = ssn.node_fit()
+    if fit is not None:
+        found = _predicate_nodes_vector(run, fit, task, fit_errors)
+        if found is not None:
+            return found
     nodes = [n for n in ssn.node_list
              if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
     group = f"{task.job}/{task.role}"
@@ -268,6 +300,33 @@ def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
         if len(found) >= limit:
             break
     return found
+
+
+def _predicate_nodes_vector(run: PreemptRun, fit: NodeFit, task: Task, fit_errors: Any) -> list[Node] | None:
+    """predicate_nodes with NodeFit: the same nodes, the same cache entries (filled lazily)."""
+    ssn = run.ssn
+    considered = ~unresolvable_mask(fit, fit_errors)
+    limit = num_feasible_nodes_to_find(int(np.count_nonzero(considered)))
+    group = f"{task.job}/{task.role}"
+    cached = run.error_cache.get(group)
+    if cached is not None and not isinstance(cached, NodeErrors):
+        return None
+    visit = considered
+    if run.opts.predicate_error_cache and bool(task.role) and cached is not None:
+        visit = considered & ~cached.mask
+    pv = ssn.predicate_vector(task, visit)
+    if pv is None:
+        return None
+    fail = visit & pv.unresolvable
+    ok = np.flatnonzero(visit & ~fail)
+    if len(ok) >= limit > 0:
+        ok = ok[:limit]
+        fail[int(ok[-1]) + 1:] = False  # the loop stops at the limit-th feasible node
+    if fail.any():
+        if cached is None:
+            cached = run.error_cache[group] = NodeErrors(fit)
+        cached.add(fail, pv)
+    return CandidateList(ssn.node_list, ok)
 
 
 def num_feasible_nodes_to_find(n: int) -> int:
@@ -291,9 +350,32 @@ def node_preemptees(ssn: Session, node: Node, preemptor: Task, keep: VictimFilte
 # ---- normal preemption -------------------------------------------------------------------------------
 
 def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
-                   candidates_on: Callable[[Node], list[Task]]) -> bool:
-    """normalPreempt: nodes by score, evict victims in victim order until the task fits, else roll back."""
-    for node in nodes_by_score(ssn, task, nodes):
+                   candidates_on: Callable[[Node], list[Task]],
+                   hint: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+    """normalPreempt: nodes by score, evict victims in victim order until the task fits, else roll back.
+
+    `hint` (tracing off only): NodeList masks of the nodes that may hold candidates, and of those where
+    the task fits FutureIdle plus every possible candidate. Outside the second no victim set validates:
+    those nodes are skipped. A node outside the first has no victims, so it matters only if the task fits
+    it as it is, and then only if the queue is Allocatable, which cannot change while nothing else
+    changes: that is asked once, not per node.
+    """
+    ordered = nodes_by_score(ssn, task, nodes)
+    skip: list[bool] | None = None
+    if hint is not None and isinstance(ordered, CandidateList):
+        possible, viable = hint[0][ordered.idx], hint[1][ordered.idx]
+        skip = (~viable).tolist()
+        bare = (viable & ~possible).tolist()
+        allocatable: bool | None = None
+    for k, node in enumerate(ordered):
+        if skip is not None:
+            if skip[k]:
+                continue
+            if bare[k]:
+                if allocatable is None:
+                    allocatable = ssn.allocatable(queue, task)
+                if not allocatable:
+                    continue
         victims = ssn.preemptable(task, candidates_on(node)) or []
         if not validate_victims(task, node, victims):
             ssn.trace.event("preemptNoVictims", task.key, node.name, victims=[v.key for v in victims],
@@ -301,11 +383,16 @@ def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, 
             continue
         if try_node(ssn, stmt, task, queue, node, victims):
             return True
+        allocatable = None  # a rolled-back attempt: ask again rather than trust float round trips
     return False
 
 
 def nodes_by_score(ssn: Session, task: Task, nodes: list[Node]) -> list[Node]:
     """PrioritizeNodes + SortNodes: score descending; equal scores keep predicate (NodeList) order."""
+    idx = getattr(nodes, "idx", None)
+    if idx is not None and ssn.node_fit() is not None:
+        order = np.argsort(-ssn.node_scores_vector(task, idx), kind="stable")
+        return CandidateList(ssn.node_list, idx[order])
     scores = ssn.node_scores(task, nodes)
     return sorted(nodes, key=lambda n: -scores[n.name])
 

@@ -66,9 +66,10 @@ def pod_priority(task: Task) -> int:
 
 
 def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
-                           candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits) -> bool:
+                           candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
+                           possible: Any = None) -> bool:
     """topologyAwarePreempt: dry-run the nodes, choose one candidate, evict its victims, pipeline there."""
-    candidates = find_candidates(ssn, task, queue, nodes, candidates_on, limits)
+    candidates = find_candidates(ssn, task, queue, nodes, candidates_on, limits, possible)
     if not candidates:
         ssn.trace.event("preemptNoCandidates", task.key, False, nodes=[n.name for n in nodes])
         return False
@@ -84,8 +85,14 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: Que
 
 
 def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node],
-                    candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits) -> list[Candidate]:
-    """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim."""
+                    candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
+                    possible: Any = None) -> list[Candidate]:
+    """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim.
+
+    `possible` (a NodeList mask, given with tracing off) marks the nodes that may hold candidates and
+    where the task fits FutureIdle plus all of them; any other node is always rejected (no victims, or
+    none that validate), which only the trace would tell, so it is not visited.
+    """
     if not nodes:
         return []
     wanted = calculate_num_candidates(len(nodes), limits)
@@ -96,6 +103,8 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node
     found: list[Candidate] = []
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
+        if possible is not None and not possible[node.index]:
+            continue
         victims, why = select_victims_on_node(ssn, task, queue, node, candidates_on(node))
         if not victims:
             ssn.trace.event("preemptNodeRejected", task.key, node.name, why=why)

@@ -6,10 +6,16 @@ when JobPipelined holds, otherwise every eviction is rolled back.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
-from capacity.model import Job, QueueSpec, Task, TaskStatus
+from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.nodefit import unresolvable_mask
 from capacity.resources import ZERO
 
 
@@ -68,9 +74,11 @@ def execute(ssn: Session) -> None:
 
 def reclaim_for_task(ssn: Session, stmt: Statement, task: Task, job: Job) -> bool:
     fit_errors = job.nodes_fit_errors.get(task.uid) or {}
-    nodes = [n for n in ssn.node_list
-             if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
-    candidates = [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]
+    candidates = _candidate_nodes(ssn, task, job, fit_errors)
+    if candidates is None:
+        nodes = [n for n in ssn.node_list
+                 if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
+        candidates = [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]
     for node in candidates:
         reclaimees: list[Task] = []
         for nt in node.tasks.values():
@@ -107,6 +115,25 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: Task, job: Job) -> boo
         stmt.merge(node_stmt)
         return True
     return False
+
+
+def _candidate_nodes(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any]) -> list[Node] | None:
+    """The nodes the loop above visits, with NodeFit: not unresolvable, passing PredicateForPreemptAction,
+    and holding a preemptable Bound/Running task of another queue (elsewhere the reclaimee list is empty
+    and the node is passed over without a trace). With tracing off also only nodes where the task fits
+    FutureIdle plus all those tasks' requests: elsewhere no victim set validates, and the node is passed
+    over with only a trace record. None: use the per-node reference."""
+    fit = ssn.node_fit()
+    if fit is None:
+        return None
+    keep = ~unresolvable_mask(fit, fit_errors)
+    pv = ssn.predicate_vector(task, keep)
+    if pv is None:
+        return None
+    keep &= ~pv.unresolvable & (fit.victims_outside_queue(job.queue) > 0)
+    if fit.exact and not ssn.trace.enabled and keep.any():
+        keep &= fit.fit(task.init_resreq, fit.bound(fit.victim_sums_outside_queue(job.queue)))[0]
+    return [ssn.node_list[i] for i in np.flatnonzero(keep).tolist()]
 
 
 def validate_victims(task: Task, node, victims: list[Task]) -> bool:  # noqa: ANN001

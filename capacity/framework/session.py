@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from capacity import nodefit
 from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.model import (
@@ -113,6 +114,10 @@ class Session:
     # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
     def _snapshot(self) -> None:
         c = self.cluster
+        self.vectorised = nodefit.ENABLED
+        self.vector_fns: dict[tuple[str, str], Callable[..., Any]] = {}
+        self.vector_keys: dict[tuple[str, str], Callable[[Task], Any]] = {}
+        self._node_fit: nodefit.NodeFit | None = None
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         self.nodes: dict[str, Node] = {}
         self.node_list: list[Node] = []
@@ -442,6 +447,82 @@ class Session:
                     scores[node_name] += s
         return scores
 
+    # ---- the same questions for all nodes at once (capacity.nodefit) --------------------------------
+    def add_vector_fn(self, point: str, plugin: str, fn: Callable[..., Any],
+                      key: Callable[[Task], Any] | None = None) -> None:
+        """A plugin's whole-NodeList form of its `point` function, answering exactly as the per-node one.
+
+        `key(task)`, if given, promises that the plugin's answer for a node depends only on that node's
+        own state and on what the key (a hashable, or None for "no such promise for this task") names,
+        besides the task's requests: answers are then reused across tasks until the node changes.
+        """
+        self.vector_fns[(point, plugin)] = fn
+        if key is not None:
+            self.vector_keys[(point, plugin)] = key
+
+    def placement_key(self, task: Task) -> tuple[Any, ...] | None:
+        """What allocate's node choice for `task` depends on besides node state, or None if unknown."""
+        keys: list[Any] = [_resource_key(task.init_resreq), _resource_key(task.resreq)]
+        for point in ("predicate", "nodeOrder"):
+            for tier in self.tiered(point):
+                for name, _fn in tier:
+                    kf = self.vector_keys.get((point, name))
+                    k = kf(task) if kf is not None else None
+                    if k is None:
+                        return None
+                    keys.append(k)
+        if any(self.tiered("batchNodeOrder")):
+            return None
+        return tuple(keys)
+
+    def node_fit(self) -> nodefit.NodeFit | None:
+        """The session's NodeFit, current with every accounting change; None on the reference path."""
+        fit = self._node_fit
+        if fit is None:
+            if not self.vectorised:
+                return None
+            fit = self._node_fit = nodefit.NodeFit(self)
+        else:
+            fit.refresh()
+        return fit
+
+    def predicate_vector(self, task: Task, among: Any = None, idx: Any = None) -> nodefit.PredicateVector | None:
+        """Session.Predicate for every node (or the NodeList positions idx); `among` (a bool mask over all
+        nodes) marks the nodes whose answer is used, so a plugin may skip its costly per-node checks
+        elsewhere. None if a plugin has no vector form."""
+        fit = self.node_fit()
+        if fit is None:
+            return None
+        parts = []
+        for tier in self.tiered("predicate"):
+            for name, _fn in tier:
+                vf = self.vector_fns.get(("predicate", name))
+                if vf is None:
+                    return None
+                parts.append(vf(task, among, idx))
+        return nodefit.PredicateVector.combine(parts, fit.n if idx is None else len(idx))
+
+    def node_scores_vector(self, task: Task, idx: Any) -> Any:
+        """node_scores for the nodes at NodeList positions `idx`, as a float64 array in that order."""
+        import numpy as np
+        acc = np.zeros(len(idx))
+        nodes = self.node_list
+        for tier in self.tiered("nodeOrder"):
+            for name, fn in tier:
+                vf = self.vector_fns.get(("nodeOrder", name))
+                got = vf(task, idx) if vf is not None else None
+                if got is None:
+                    got = np.array([fn(task, nodes[i]) for i in idx.tolist()], dtype=float)
+                acc += got
+        batch = [fn for tier in self.tiered("batchNodeOrder") for _name, fn in tier]
+        if batch:
+            chosen = [nodes[i] for i in idx.tolist()]
+            pos = {n.name: k for k, n in enumerate(chosen)}
+            for fn in batch:
+                for node_name, s in fn(task, chosen).items():
+                    acc[pos[node_name]] += s
+        return acc
+
     # ---- events and operations -----------------------------------------------------------
     def fire_allocate(self, task: Task) -> None:
         for h in self.handlers:
@@ -513,6 +594,10 @@ class Session:
         if job.phase != PodGroupPhase.INQUEUE:
             return PodGroupPhase.PENDING
         return PodGroupPhase.INQUEUE
+
+
+def _resource_key(r: Resource) -> tuple[Any, ...]:
+    return r.cpu, r.memory, None if r.scalars is None else tuple(r.scalars.items())
 
 
 def allocated_tasks(job: Job) -> list[Task]:

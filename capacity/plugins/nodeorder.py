@@ -6,13 +6,19 @@ kube-scheduler does (integer arithmetic where it uses integers), each times its 
 
 from __future__ import annotations
 
+import numpy as np
+
 from capacity.framework.session import Session
 from capacity.model import Node, Task
+from capacity.nodefit import NodeFit
 from capacity.plugins.base import Plugin
+from capacity.resources import Resource
 
 DEFAULT_MILLI_CPU = 100.0
 DEFAULT_MEMORY = 200.0 * 1024 * 1024
 GPU = "nvidia.com/gpu"
+SMALL = 24
+"""Up to this many nodes, scoring in plain Python beats numpy's per-call overhead."""
 
 
 def _nonzero(task: Task) -> tuple[float, float]:
@@ -30,6 +36,7 @@ class NodeOrderPlugin(Plugin):
         self.most_weight = _weight(w, "mostrequested.weight", 0)
         self.balanced_weight = _weight(w, "balancedresource.weight", 1)
         ssn.add_fn("nodeOrder", self.name, self.score)
+        ssn.add_vector_fn("nodeOrder", self.name, self.score_vector, lambda task: ())
 
     def score(self, task: Task, node: Node) -> float:
         total = 0.0
@@ -51,53 +58,189 @@ class NodeOrderPlugin(Plugin):
 
     def least_allocated(self, task: Task, node: Node) -> int:
         cpu, mem = self._requested(task, node)
-        score = 0
-        weight = 0
-        for alloc, req in ((node.allocatable.cpu, cpu), (node.allocatable.memory, mem)):
-            if alloc <= 0:
-                continue
-            weight += 50
-            if req <= alloc:
-                score += 50 * (int(alloc - req) * 100 // int(alloc))
-        return score // weight if weight else 0
+        return least_requested(node.allocatable.cpu, cpu, node.allocatable.memory, mem)
 
     def most_allocated(self, task: Task, node: Node) -> int:
         cpu, mem = self._requested(task, node)
-        score = 0
-        weight = 0
-        for alloc, req in ((node.allocatable.cpu, cpu), (node.allocatable.memory, mem)):
-            if alloc <= 0:
-                continue
-            weight += 50
-            score += 50 * (int(min(req, alloc)) * 100 // int(alloc))
-        return score // weight if weight else 0
+        return most_requested(node.allocatable.cpu, cpu, node.allocatable.memory, mem)
 
     def balanced(self, task: Task, node: Node) -> int:
         r = task.resreq
+        mirror = node.mirror.values()
+        a = node.allocatable
+        return balanced_allocation(r, a.cpu, sum(t.resreq.cpu for t in mirror) + r.cpu,
+                                   a.memory, sum(t.resreq.memory for t in mirror) + r.memory,
+                                   a.get(GPU), sum(t.resreq.get(GPU) for t in mirror) + r.get(GPU))
+
+
+    # ---- all nodes at once (capacity.nodefit) --------------------------------------------------------
+    def score_vector(self, task: Task, idx: np.ndarray) -> np.ndarray | None:
+        """`score` for the nodes at NodeList positions idx, from NodeFit's mirror sums, with the same
+        integer and float steps; None (use `score`) unless every quantity is a modest integer."""
+        fit = self.ssn.node_fit()
+        if fit is None or not fit.exact:
+            return None
+        st = self._statics(fit)
+        if len(idx) <= SMALL:
+            return self._score_python(task, fit, st, idx)
+        total = np.zeros(len(idx))
+        if self.least_weight or self.most_weight:
+            cpu, mem = _nonzero(task)
+            alloc = st.alloc2[:, idx]
+            req = fit.nonzero[:, idx] + np.array([[cpu], [mem]])
+            present = st.present2[:, idx]
+            whole = st.whole2[:, idx]
+            weight = 50 * present.sum(axis=0)
+            if self.least_weight:
+                free = alloc - req  # exact: integers below 2^44
+                use = present & (free >= 0)
+                part = np.where(use, free.astype(np.int64) * 100 // whole, 0)
+                total += _per_weight(50 * part.sum(axis=0), weight) * self.least_weight
+            if self.most_weight:
+                part = np.where(present, np.minimum(req, alloc).astype(np.int64) * 100 // whole, 0)
+                total += _per_weight(50 * part.sum(axis=0), weight) * self.most_weight
+        if self.balanced_weight:
+            total += self._balanced_vector(task, fit, st, idx) * self.balanced_weight
+        return total
+
+    def _statics(self, fit: NodeFit) -> _Statics:
+        st = getattr(self, "_st", None)
+        if st is None or st.fit is not fit:
+            st = self._st = _Statics(fit)
+        return st
+
+    def _balanced_vector(self, task: Task, fit: NodeFit, st: _Statics, idx: np.ndarray) -> np.ndarray:
+        r = task.resreq
         req_gpu = r.get(GPU)
         if r.cpu == 0 and r.memory == 0 and req_gpu == 0:
-            return 0
-        fractions = []
-        for name in ("cpu", "memory", GPU):
-            if name == GPU:
-                if req_gpu == 0 or node.allocatable.get(GPU) <= 0:
-                    continue
-                alloc = node.allocatable.get(GPU)
-                used = sum(t.resreq.get(GPU) for t in node.mirror.values()) + req_gpu
-            else:
-                alloc = getattr(node.allocatable, name)
-                if alloc <= 0:
-                    continue
-                used = sum(getattr(t.resreq, name) for t in node.mirror.values()) + getattr(r, name)
-            fractions.append(min(1.0, used / alloc))
-        if len(fractions) == 2:
-            std = abs(fractions[0] - fractions[1]) / 2
-        elif len(fractions) > 2:
-            mean = sum(fractions) / len(fractions)
-            std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+            return np.zeros(len(idx), dtype=np.int64)
+        used = fit.requested[:, idx] + np.array([[r.cpu], [r.memory], [req_gpu]])  # Σ mirror, then the task
+        frac = np.minimum(1.0, used / st.alloc3[:, idx])
+        present = st.present3[:, idx]
+        if req_gpu == 0:
+            present[2] = False
+        fc, fm, fg = frac
+        pc, pm, pg = present
+        count = present.sum(axis=0)
+        if st.cpu_mem_everywhere:
+            std = np.abs(fc - fm) / 2
         else:
-            std = 0.0
-        return int((1 - std) * 100)
+            std = np.abs(np.where(pc, fc, fm) - np.where(pc & pm, fm, fg)) / 2
+        std[count < 2] = 0.0
+        three = np.flatnonzero(count == 3)
+        if len(three):
+            f3 = frac[:, three]
+            mean = (f3[0] + f3[1] + f3[2]) / 3
+            dev = f3 - mean
+            std[three] = np.sqrt((dev[0] * dev[0] + dev[1] * dev[1] + dev[2] * dev[2]) / 3)
+        value = (1 - std) * 100
+        out = value.astype(np.int64)
+        if len(three):
+            # Python's `** 2` and `** 0.5` may differ from x*x and sqrt in the last bit; only a value that
+            # close to a whole number could truncate differently: redo those with the reference formula.
+            near = three[np.abs(value[three] - np.rint(value[three])) < 1e-9]
+            for k in near.tolist():
+                out[k] = _balanced3(*frac[:, k].tolist())
+        return out
+
+    def _score_python(self, task: Task, fit: NodeFit, st: _Statics, idx: np.ndarray) -> np.ndarray:
+        """`score` for a few nodes, from NodeFit's sums with the reference's own scalar formulas."""
+        r = task.resreq
+        cpu, mem = _nonzero(task)
+        lw, mw, bw = self.least_weight, self.most_weight, self.balanced_weight
+        ac, am, ag = st.alloc_raw[:, idx].tolist()
+        nzc, nzm = fit.nonzero[:, idx].tolist()
+        uc, um, ug = fit.requested[:, idx].tolist()
+        rc, rm, rg = r.cpu, r.memory, r.get(GPU)
+        out = []
+        for k in range(len(ac)):
+            total = 0.0
+            if lw:
+                total += least_requested(ac[k], cpu + nzc[k], am[k], mem + nzm[k]) * lw
+            if mw:
+                total += most_requested(ac[k], cpu + nzc[k], am[k], mem + nzm[k]) * mw
+            if bw:
+                total += balanced_allocation(r, ac[k], uc[k] + rc, am[k], um[k] + rm, ag[k], ug[k] + rg) * bw
+            out.append(total)
+        return np.array(out, dtype=float)
+
+
+class _Statics:
+    """Per-session node constants for the vectorised scores."""
+
+    def __init__(self, fit: NodeFit) -> None:
+        self.fit = fit
+        gpu_row = fit.col.get(GPU, -1)
+        alloc = self.alloc_raw = fit.alloc[[0, 1, gpu_row]]
+        self.present3 = alloc > 0
+        self.alloc3 = np.where(self.present3, alloc, 1.0)
+        self.alloc2 = fit.alloc[[0, 1]]
+        self.present2 = self.present3[:2]
+        self.whole2 = self.alloc3[:2].astype(np.int64)  # int(allocatable): integral, so exact
+        self.cpu_mem_everywhere = bool(self.present2.all())
+
+
+def _per_weight(score: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """`score // weight if weight else 0`."""
+    return np.where(weight > 0, score // np.maximum(weight, 1), 0)
+
+
+def _balanced3(fc: float, fm: float, fg: float) -> int:
+    """BalancedAllocation with three fractions, exactly as `balanced` computes it."""
+    fractions = [fc, fm, fg]
+    mean = sum(fractions) / len(fractions)
+    std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+    return int((1 - std) * 100)
+
+
+def least_requested(alloc_cpu: float, req_cpu: float, alloc_mem: float, req_mem: float) -> int:
+    """LeastAllocated: 50 per resource the node has, times the free share in whole percent."""
+    score = weight = 0
+    if alloc_cpu > 0:
+        weight = 50
+        if req_cpu <= alloc_cpu:
+            score = 50 * (int(alloc_cpu - req_cpu) * 100 // int(alloc_cpu))
+    if alloc_mem > 0:
+        weight += 50
+        if req_mem <= alloc_mem:
+            score += 50 * (int(alloc_mem - req_mem) * 100 // int(alloc_mem))
+    return score // weight if weight else 0
+
+
+def most_requested(alloc_cpu: float, req_cpu: float, alloc_mem: float, req_mem: float) -> int:
+    """MostAllocated: 50 per resource the node has, times the used share in whole percent."""
+    score = 0
+    weight = 0
+    for alloc, req in ((alloc_cpu, req_cpu), (alloc_mem, req_mem)):
+        if alloc <= 0:
+            continue
+        weight += 50
+        score += 50 * (int(min(req, alloc)) * 100 // int(alloc))
+    return score // weight if weight else 0
+
+
+def balanced_allocation(r: Resource, alloc_cpu: float, used_cpu: float, alloc_mem: float, used_mem: float,
+                        alloc_gpu: float, used_gpu: float) -> int:
+    """BalancedAllocation: 100 x (1 - the standard deviation of the used fractions); `used_*` already
+    include the task's own request, GPU counts only if the task asks for some."""
+    req_gpu = r.get(GPU)
+    if r.cpu == 0 and r.memory == 0 and req_gpu == 0:
+        return 0
+    fractions = []
+    if alloc_cpu > 0:
+        fractions.append(min(1.0, used_cpu / alloc_cpu))
+    if alloc_mem > 0:
+        fractions.append(min(1.0, used_mem / alloc_mem))
+    if req_gpu != 0 and alloc_gpu > 0:
+        fractions.append(min(1.0, used_gpu / alloc_gpu))
+    if len(fractions) == 2:
+        std = abs(fractions[0] - fractions[1]) / 2
+    elif len(fractions) > 2:
+        mean = sum(fractions) / len(fractions)
+        std = (sum((f - mean) ** 2 for f in fractions) / len(fractions)) ** 0.5
+    else:
+        std = 0.0
+    return int((1 - std) * 100)
 
 
 def _weight(args: dict, key: str, default: int) -> int:

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from capacity.framework.session import UNRESOLVABLE, UNSCHEDULABLE, EventHandler, FitError, Session
-from capacity.model import Node, Task
+from capacity.model import Node, PodSpec, Task
+from capacity.nodefit import PredicateVector
 from capacity.plugins.base import Plugin
 
 
@@ -47,10 +50,14 @@ def label_selector_matches(selector: dict[str, Any] | None, labels: dict[str, st
 
 
 def node_affinity_matches(task: Task, node: Node) -> bool:
-    for k, v in task.spec.node_selector.items():
+    return spec_matches_node(task.spec, node)
+
+
+def spec_matches_node(spec: PodSpec, node: Node) -> bool:
+    for k, v in spec.node_selector.items():
         if node.labels.get(k) != v:
             return False
-    aff = (task.spec.affinity or {}).get("nodeAffinity") or {}
+    aff = (spec.affinity or {}).get("nodeAffinity") or {}
     required = aff.get("requiredDuringSchedulingIgnoredDuringExecution")
     if not required:
         return True
@@ -84,6 +91,26 @@ def tolerates(tolerations: list[dict[str, Any]], taint: dict[str, Any]) -> bool:
     return False
 
 
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+def static_reason(spec: PodSpec, node: Node) -> str | None:
+    """The filters that only read the pod spec and the node (UnschedulableAndUnresolvable): the first
+    failing one's reason, or None. Node labels, taints and cordons do not change within a session."""
+    if node.unschedulable and not tolerates(spec.tolerations, UNSCHEDULABLE_TAINT):
+        return "node(s) were unschedulable"
+    if not spec_matches_node(spec, node):
+        return "node(s) didn't match Pod's node affinity/selector"
+    for taint in node.taints:
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(spec.tolerations, taint):
+            return f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"
+    return None
+
+
+def _required(spec: PodSpec, kind: str) -> list[Any]:
+    return ((spec.affinity or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
+
+
 class PredicatesPlugin(Plugin):
     name = "predicates"
 
@@ -96,16 +123,29 @@ class PredicatesPlugin(Plugin):
             t.spec.affinity and ("podAntiAffinity" in t.spec.affinity or "podAffinity" in t.spec.affinity)
             for node in ssn.node_list for t in node.mirror.values()) or any(
             t.spec.affinity for j in ssn.jobs.values() for t in j.tasks.values())
+        # Every pod a mirror can hold this session is on a node now or belongs to a session job.
+        self._existing_anti = self._affinity_in_play and any(
+            _required(t.spec, "podAntiAffinity") for t in [
+                *(t for node in ssn.node_list for t in node.mirror.values()),
+                *(t for j in ssn.jobs.values() for t in j.tasks.values())])
+        self._static: dict[str, tuple[np.ndarray, np.ndarray, list[str | None]]] = {}
+        self._signatures: dict[int, tuple[PodSpec, str]] = {}
+        ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key)
 
     def _on_allocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
+            old = node.mirror.get(task.key)
             node.mirror[task.key] = task
+            if node.fit is not None:
+                node.fit.mirror_changed(node, old, task)
 
     def _on_deallocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
-            node.mirror.pop(task.key, None)
+            old = node.mirror.pop(task.key, None)
+            if node.fit is not None and old is not None:
+                node.fit.mirror_changed(node, old, None)
 
     def predicate(self, task: Task, node: Node) -> FitError | None:
         reasons: list[str] = []
@@ -113,15 +153,9 @@ class PredicatesPlugin(Plugin):
         if node.max_task_num() <= len(node.mirror):
             reasons.append("Too many pods")
             code = UNSCHEDULABLE
-        if node.unschedulable and not tolerates(task.spec.tolerations, {
-                "key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}):
-            return FitError(node.name, UNRESOLVABLE, reasons + ["node(s) were unschedulable"])
-        if not node_affinity_matches(task, node):
-            return FitError(node.name, UNRESOLVABLE, reasons + ["node(s) didn't match Pod's node affinity/selector"])
-        for taint in node.taints:
-            if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(task.spec.tolerations, taint):
-                untolerated = f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"
-                return FitError(node.name, UNRESOLVABLE, reasons + [untolerated])
+        static = static_reason(task.spec, node)
+        if static is not None:
+            return FitError(node.name, UNRESOLVABLE, reasons + [static])
         if self._affinity_in_play:
             err = self._inter_pod_affinity(task, node)
             if err is not None:
@@ -132,6 +166,77 @@ class PredicatesPlugin(Plugin):
         if reasons:
             return FitError(node.name, code, reasons)
         return None
+
+    # ---- all nodes at once (capacity.nodefit) --------------------------------------------------------
+    def _signature(self, spec: PodSpec) -> str:
+        got = self._signatures.get(id(spec))
+        if got is not None and got[0] is spec:
+            return got[1]
+        sig = repr((sorted(spec.node_selector.items()), _required(spec, "nodeAffinity"), spec.tolerations))
+        self._signatures[id(spec)] = (spec, sig)
+        return sig
+
+    def _inter_pod_matters(self, spec: PodSpec) -> bool:
+        """Whether `_inter_pod_affinity` can say anything for this pod (else it always returns None)."""
+        return self._affinity_in_play and bool(
+            self._existing_anti or _required(spec, "podAntiAffinity") or _required(spec, "podAffinity"))
+
+    def vector_key(self, task: Task) -> str | None:
+        """Node-local unless inter-pod (anti-)affinity can matter: the static filters' inputs and the
+        node's own pod count decide."""
+        return None if self._inter_pod_matters(task.spec) else self._signature(task.spec)
+
+    def _static_for(self, spec: PodSpec) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+        """static_reason on every node (passing mask, failing mask, reasons), computed once per distinct
+        (nodeSelector, required node affinity, tolerations)."""
+        sig = self._signature(spec)
+        cached = self._static.get(sig)
+        if cached is None:
+            reasons = [static_reason(spec, n) for n in self.ssn.node_list]
+            ok = np.array([r is None for r in reasons], dtype=bool)
+            cached = self._static[sig] = (ok, ~ok, reasons)
+        return cached
+
+    def predicate_vector(self, task: Task, among: np.ndarray | None, idx: np.ndarray | None = None) -> PredicateVector:
+        """`predicate` on every node (or the NodeList positions idx): the pod count and static filters as
+        arrays; inter-pod (anti)-affinity, when it can matter, per node among the nodes asked about that
+        pass the static filters. error(k) is for the k-th node answered."""
+        fit = self.ssn.node_fit()
+        assert fit is not None
+        static_ok, unresolvable, static = self._static_for(task.spec)
+        if idx is None:
+            room = fit.pods < fit.max_tasks
+        else:
+            static_ok, unresolvable = static_ok[idx], unresolvable[idx]
+            room = fit.pods[idx] < fit.max_tasks[idx]
+        passed = static_ok & room
+        names = fit.names
+        inter: dict[int, tuple[str, str]] = {}
+        if self._inter_pod_matters(task.spec):
+            unresolvable = unresolvable.copy()
+            nodes = self.ssn.node_list
+            asked = static_ok if among is None or idx is not None else static_ok & among
+            for k in np.flatnonzero(asked).tolist():
+                err = self._inter_pod_affinity(task, nodes[k if idx is None else int(idx[k])])
+                if err is not None:
+                    inter[k] = err
+                    passed[k] = False
+                    if err[0] == UNRESOLVABLE:
+                        unresolvable[k] = True
+
+        def error(k: int) -> FitError | None:
+            i = k if idx is None else int(idx[k])
+            reasons = [] if room[k] else ["Too many pods"]
+            if static[i] is not None:
+                return FitError(names[i], UNRESOLVABLE, [*reasons, static[i]])
+            err = inter.get(k)
+            if err is not None:
+                if err[0] == UNRESOLVABLE:
+                    return FitError(names[i], UNRESOLVABLE, [*reasons, err[1]])
+                reasons.append(err[1])
+            return FitError(names[i], UNSCHEDULABLE, reasons) if reasons else None
+
+        return PredicateVector(passed, unresolvable, error)
 
     def _pods_in_domain(self, node: Node, key: str) -> list[Task]:
         if key == "kubernetes.io/hostname" and node.labels.get(key, node.name) == node.name:

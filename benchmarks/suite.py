@@ -1,0 +1,228 @@
+"""Capacity Lab's speed figures (issue 9), measured the same way every time. Not a test: timings are
+goals, never asserts (DESIGN.md).
+
+    python -m benchmarks.suite [--data ../shared/data] [--runs 3] [--only s1,steady,...]
+    python -m capacity bench ...                        (the same)
+
+Figures, each the median of `--runs` runs (the replays and growth runs have their own counts):
+
+  s1        S1 full cycle: the openb cluster (1,523 nodes, 8,152 pending pods, one PodGroup each, 200 leaf
+            queues in a 2-level tree; capacity + gang + priority + predicates + nodeorder; enqueue, allocate,
+            backfill, reclaim, preempt), one cycle on a freshly built cluster. Target <= 1.0 s.
+  steady    S1 once its first cycle is written back (bound pods Running) and a second cycle has run: the
+            next cycle, in which everything that can run runs. Target <= 50 ms.
+  yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
+  helios    Helios-15k replay (`capacity.replay.helios_cluster` + `Simulator.run_to_end`). <= 30 s.
+  openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
+  growth    S1 cycle time when doubling nodes (761 -> 1,523), pods (4,076 -> 8,152) or leaf queues at
+            fixed pods (100 -> 200): ratios <= 2.2, 2.2 and 1.1.
+
+The machine is shared: every figure is printed with the 1-minute load average around it, and CPU time
+(process time) beside wall time, which other processes disturb less.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+OPENB = "alibaba-openb-gpu-2023"
+HELIOS = "helios-dirlab-15k"
+FIGURES = ("s1", "steady", "yaml", "helios", "openb", "growth")
+
+
+@dataclass
+class Figure:
+    name: str
+    unit: str
+    target: float
+    wall: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    load: tuple[float, float] = (0.0, 0.0)
+    note: str = ""
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.wall) if self.wall else float("nan")
+
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu) if self.cpu else float("nan")
+
+    def line(self) -> str:
+        scale = 1000.0 if self.unit == "ms" else 1.0
+        verdict = "meets" if self.median <= self.target else "ABOVE"
+        if self.unit == "x":
+            value, cpu = f"{self.median:.2f}x", f"{self.cpu_median:.2f}x"
+            target = f"<= {self.target:g}x"
+        else:
+            value = f"{self.median * scale:.3f} {self.unit}"
+            cpu = f"{self.cpu_median * scale:.3f} {self.unit}"
+            target = f"<= {self.target * scale:g} {self.unit}"
+        runs = ", ".join(f"{w * scale:.3f}" if self.unit != "x" else f"{w:.2f}" for w in self.wall)
+        return (f"{self.name:<34} {value:>12}  cpu {cpu:>12}  {target:<10} {verdict:<5}  "
+                f"load {self.load[0]:.1f}->{self.load[1]:.1f}  runs [{runs}]{'  ' + self.note if self.note else ''}")
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # pragma: no cover - not on every platform
+        return float("nan")
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - w0, time.process_time() - c0, out
+
+
+def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[Any], Any]) -> Any:
+    """Median of `runs`: `setup()` untimed, then `body(state)` timed."""
+    before = _load()
+    out = None
+    for _ in range(runs):
+        state = setup()
+        w, c, out = timed(lambda state=state: body(state))
+        fig.wall.append(w)
+        fig.cpu.append(c)
+    fig.load = (before, _load())
+    return out
+
+
+# ---- the figures ----------------------------------------------------------------------------------
+
+def s1(folder: str, runs: int, **kw: Any) -> tuple[Figure, Any]:
+    from capacity.openb import s1_cluster
+    from capacity.scheduler import run_cycle
+    from capacity.trace import Trace
+    fig = Figure("S1 full cycle", "s", 1.0)
+    res = measure(fig, runs, lambda: s1_cluster(folder, **kw), lambda c: run_cycle(c, Trace(enabled=False)))
+    fig.note = f"{len(res.binds)} binds, {len(res.evicted)} evictions"
+    return fig, res
+
+
+def steady(folder: str, runs: int) -> Figure:
+    from capacity.openb import s1_cluster
+    from capacity.scheduler import run_cycle
+    from capacity.trace import Trace
+    fig = Figure("steady cycle (S1, everything running)", "ms", 0.050)
+    cluster = s1_cluster(folder)
+    run_cycle(cluster, Trace(enabled=False))
+    run_cycle(cluster, Trace(enabled=False))
+    res = measure(fig, runs, lambda: cluster, lambda c: run_cycle(c, Trace(enabled=False), write_back=False))
+    running = sum(1 for p in cluster.pods.values() if p.phase == "Running")
+    fig.note = f"{running} pods running, {len(cluster.pods) - running} not; {len(res.binds)} binds"
+    return fig
+
+
+def yaml_load(folder: str, runs: int) -> Figure:
+    import yaml
+
+    from capacity.k8s import load_cluster_file
+    from capacity.openb import s1_objects
+    fig = Figure("S1 YAML load", "s", 6.0)
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "s1.yaml")
+        with open(path, "w", encoding="utf-8") as fh:
+            yaml.dump_all(s1_objects(folder), fh, Dumper=dumper, sort_keys=False)
+        size = os.path.getsize(path)
+        cluster = measure(fig, runs, lambda: path, load_cluster_file)
+    fig.note = f"{size / 1e6:.1f} MB, {len(cluster.nodes)} nodes, {len(cluster.pods)} pods"
+    return fig
+
+
+def replay(kind: str, folder: str, runs: int) -> Figure:
+    from capacity.framework.session import SessionOptions
+    try:
+        from capacity import replay as rp
+        from capacity.sim import SimOptions, Simulator
+    except ImportError as exc:  # the replays are another issue's work
+        fig = Figure(f"{kind} replay", "s", 30.0 if kind == "helios" else 60.0)
+        fig.note = f"not available: {exc}"
+        return fig
+    build = rp.helios_cluster if kind == "helios" else rp.openb_cluster
+    fig = Figure("Helios-15k replay" if kind == "helios" else "openb replay", "s",
+                 30.0 if kind == "helios" else 60.0)
+
+    def body(_: Any) -> Any:
+        sim = Simulator(build(folder), SimOptions(period=60.0, session=SessionOptions()))
+        sim.run_to_end()
+        return sim.summary()
+
+    out = measure(fig, runs, lambda: None, body)
+    fig.note = (f"load + run; {out['executed']} cycles run, {out['skipped']} skipped, {out['binds']} binds, "
+                f"{out['evictions']} evictions")
+    return fig
+
+
+def growth(folder: str, runs: int) -> list[Figure]:
+    """Cycle time ratios when one dimension doubles, the others held at S1's."""
+    figs = []
+    cases = (("doubling nodes", {"node_limit": 761}, {}, 2.2),
+             ("doubling pods", {"pod_limit": 4076}, {}, 2.2),
+             ("doubling queues at fixed pods", {"leaves": 100}, {"leaves": 200}, 1.1))
+    for name, small, big, target in cases:
+        fig = Figure(name, "x", target)
+        before = _load()
+        a, _ = s1(folder, runs, **small)
+        b, _ = s1(folder, runs, **big)
+        fig.wall = [b.median / a.median]
+        fig.cpu = [b.cpu_median / a.cpu_median]
+        fig.load = (before, _load())
+        fig.note = f"{a.median:.3f} s -> {b.median:.3f} s"
+        figs.append(fig)
+    return figs
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m capacity bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", default=os.path.join("..", "shared", "data"),
+                   help="the folder holding alibaba-openb-gpu-2023/ and helios-dirlab-15k/ (default ../shared/data)")
+    p.add_argument("--runs", type=int, default=3, help="runs per figure, median reported (default 3)")
+    p.add_argument("--replay-runs", type=int, default=1, help="runs per replay (default 1)")
+    p.add_argument("--only", default=",".join(FIGURES), help=f"comma-separated subset of {', '.join(FIGURES)}")
+
+
+def run(args: argparse.Namespace) -> int:
+    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+    unknown = sorted(set(wanted) - set(FIGURES))
+    if unknown:
+        print(f"error: unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}", file=sys.stderr)
+        return 2
+    openb = os.path.join(args.data, OPENB)
+    helios = os.path.join(args.data, HELIOS)
+    print(f"Capacity Lab bench: {os.cpu_count()} CPUs, load {_load():.1f}, median of {args.runs} runs "
+          f"(replays {args.replay_runs}); data {os.path.abspath(args.data)}", flush=True)
+    for name in wanted:
+        if name == "s1":
+            figs = [s1(openb, args.runs)[0]]
+        elif name == "steady":
+            figs = [steady(openb, args.runs)]
+        elif name == "yaml":
+            figs = [yaml_load(openb, args.runs)]
+        elif name in ("helios", "openb"):
+            figs = [replay(name, helios if name == "helios" else openb, args.replay_runs)]
+        else:
+            figs = growth(openb, args.runs)
+        for fig in figs:
+            print(fig.line(), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""`bench [--data DIR] [--runs N] [--only s1,steady,...]`: the speed figures of benchmarks/suite.py.
+
+The runner lives in `benchmarks/` (outside the engine and the test run); this command only finds it,
+so `python -m capacity bench` works from a checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def _suite() -> Any:
+    try:
+        from benchmarks import suite
+    except ImportError:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sys.path.insert(0, root)
+        from benchmarks import suite
+    return suite
+
+
+def add_parser(sub: Any) -> None:
+    suite = _suite()
+    s = sub.add_parser("bench", help="speed figures: S1 cycle, steady cycle, YAML load, replays, growth",
+                       description=suite.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    suite.add_arguments(s)
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(_suite().run(args))

@@ -1,0 +1,163 @@
+"""`replay openb|helios FOLDER | synthetic | cluster FILE.yaml`: a multi-cycle simulation over time.
+
+Replays a real trace (the folders of shared/data; mappings in `capacity.replay`), a seeded synthetic
+workload (`capacity.workload`) or a dump whose PodGroups and Pods carry the simulator's annotations
+(`capacity.sim`). Prints what happened, how many cycles ran and how many were skipped because nothing
+could change in them; writes the per-queue and per-cycle metrics as CSV.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from capacity.errors import InputError
+from capacity.framework.session import SessionOptions
+
+#: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
+DEFAULT_PERIOD = {"openb": 60.0, "helios": 60.0, "synthetic": 1.0, "cluster": 1.0}
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("replay", help="simulate over time: a trace, a synthetic workload or an annotated dump",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("source", choices=("openb", "helios", "synthetic", "cluster"))
+    s.add_argument("path", nargs="?", help="the trace folder (openb, helios) or the YAML dump (cluster)")
+    s.add_argument("--period", type=float, help="seconds between cycles (default: 60 for the traces, else 1, "
+                   "Volcano's schedulePeriod)")
+    s.add_argument("--until", type=float, metavar="SECONDS", help="stop at this virtual time (default: when "
+                   "nothing can change any more)")
+    s.add_argument("--max-cycles", type=int, metavar="N", help="stop after N executed cycles")
+    s.add_argument("--every-cycle", action="store_true", help="run every cycle, even those in which nothing "
+                   "can change (slow; the results are the same)")
+    s.add_argument("--limit", type=int, metavar="N", help="only the first N pods (openb) or jobs (helios)")
+    s.add_argument("--nodes", type=int, default=None, help="cluster size: helios (default 128), synthetic (8)")
+    s.add_argument("--policy", default="RestartJob", help="helios: the jobs' PodEvicted action ('' for none)")
+    s.add_argument("--deserved", choices=("usage", "equal"), default="usage", help="helios: queue deserved split")
+    s.add_argument("--seed", type=int, default=0, help="synthetic: the seed")
+    s.add_argument("--jobs", type=int, default=200, help="synthetic: number of jobs")
+    s.add_argument("--rate", type=float, default=1 / 60, help="synthetic: arrivals per second")
+    s.add_argument("--csv", metavar="FILE", help="per-queue metrics, one row per executed cycle and queue")
+    s.add_argument("--cycles-csv", metavar="FILE", help="per-cycle metrics: binds, evictions, utilisation...")
+    s.add_argument("--format", choices=("text", "json"), default="text")
+    s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="a progress bar on stderr (default: when stderr is a terminal)")
+
+
+def load_source(args: argparse.Namespace) -> Any:
+    """The Cluster to replay, with what describes it."""
+    if args.source in ("openb", "helios", "cluster") and not args.path:
+        raise InputError(args.source, "path", "needs the trace folder" if args.source != "cluster"
+                         else "needs the YAML dump")
+    if args.source == "openb":
+        from capacity.replay import openb_cluster
+        return openb_cluster(args.path, pod_limit=args.limit), f"openb {args.path}"
+    if args.source == "helios":
+        from capacity.replay import helios_cluster
+        return helios_cluster(args.path, nodes=args.nodes or 128, policy=args.policy, deserved=args.deserved,
+                              job_limit=args.limit), f"helios {args.path}"
+    if args.source == "synthetic":
+        from capacity.workload import WorkloadSpec, synthetic_cluster
+        spec = WorkloadSpec(seed=args.seed, jobs=args.jobs, arrival_rate=args.rate,
+                            queues={"team-a": 1, "team-b": 1, "team-c": 2},
+                            service_types={"training": 0.8, "inference": 0.2},
+                            policies={"RestartJob": 1, "AbortJob": 1, "": 1})
+        return synthetic_cluster(spec, nodes=args.nodes or 8), f"synthetic seed {args.seed}"
+    from capacity.k8s import load_cluster_file
+    cluster = load_cluster_file(args.path)
+    for w in [*cluster.warnings, *cluster.conf.warnings]:
+        print(f"warning: {w}", file=sys.stderr)
+    return cluster, args.path
+
+
+def run(args: argparse.Namespace) -> int:
+    from capacity.sim import SimOptions, Simulator
+
+    period = args.period if args.period is not None else DEFAULT_PERIOD[args.source]
+    if args.max_cycles is not None and args.max_cycles < 1:
+        raise InputError("--max-cycles", "", "must be at least 1")
+    started = time.perf_counter()
+    cluster, label = load_source(args)
+    sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle, session=SessionOptions()))
+    loaded = time.perf_counter()
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    bar = ProgressBar(sim) if show else None
+    progress = bar.update if bar else None
+    if args.until is not None:
+        sim.run_until(args.until, progress, max_cycles=args.max_cycles)
+    else:
+        sim.run_to_end(progress, max_cycles=args.max_cycles)
+    if bar:
+        bar.close()
+    finished = time.perf_counter()
+    out = sim.summary()
+    out.update({"source": label, "period": period, "loadSeconds": round(loaded - started, 3),
+                "runSeconds": round(finished - loaded, 3)})
+    if args.csv:
+        frame = sim.metrics("queue")
+        frame.to_csv(args.csv, index=False)
+        out["queueCsv"] = {"file": args.csv, "rows": len(frame)}
+    if args.cycles_csv:
+        frame = sim.metrics("cycle")
+        frame.to_csv(args.cycles_csv, index=False)
+        out["cycleCsv"] = {"file": args.cycles_csv, "rows": len(frame)}
+    print(json.dumps(out) if args.format == "json" else render_text(out))
+    return 0
+
+
+def render_text(out: dict[str, Any]) -> str:
+    lines = [
+        f"replay {out['source']}, a cycle every {out['period']:g} s",
+        f"cycles: {out['cycle']} ({out['executed']} run, {out['skipped']} skipped: nothing could change in them)",
+        f"virtual time: {duration(out['time'])}",
+        f"arrived jobs: {out['arrivals']} ({out['arrivalsLeft']} still to come)",
+        f"binds {out['binds']}, evictions {out['evictions']}, completed pods {out['completed']}, "
+        f"job restarts {out['restarts']}",
+        "vcjobs: " + (", ".join(f"{k} {v}" for k, v in out["jobStates"].items()) or "none finished"),
+        f"now: {out['pending']} pods pending, {out['running']} running, {out['releasing']} releasing",
+        f"wall time: load {out['loadSeconds']:.2f} s, replay {out['runSeconds']:.2f} s",
+    ]
+    for key, what in (("queueCsv", "queue metrics"), ("cycleCsv", "cycle metrics")):
+        if key in out:
+            lines.append(f"wrote {what}: {out[key]['file']} ({out[key]['rows']} rows)")
+    return "\n".join(lines)
+
+
+def duration(seconds: float) -> str:
+    days, rest = divmod(int(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return (f"{days}d " if days else "") + f"{hours:02d}:{minutes:02d}:{secs:02d}"
+
+
+class ProgressBar:
+    """Arrivals replayed so far, cycles run and skipped, on one self-overwriting stderr line."""
+
+    WIDTH = 30
+
+    def __init__(self, sim: Any, interval: float = 0.2) -> None:
+        self.sim = sim
+        self.interval = interval
+        self.last = 0.0
+
+    def update(self, sim: Any, _record: Any) -> None:
+        now = time.perf_counter()
+        if now - self.last >= self.interval:
+            self.last = now
+            self.draw()
+
+    def draw(self) -> None:
+        sim = self.sim
+        total = sim.arrivals_total
+        frac = 1.0 if total == 0 else (total - sim.arrivals_left) / total
+        filled = int(frac * self.WIDTH)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {frac:4.0%} "
+                         f"t={duration(sim.time)} cycles {sim.executed} run, {sim.skipped} skipped ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        self.draw()
+        sys.stderr.write("\n")

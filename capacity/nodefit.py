@@ -1,0 +1,601 @@
+"""Vectorised node fit and scoring: numpy mirrors of the session's node accounting.
+
+Volcano checks a task against every node one at a time (allocate's predicateNodes, PrioritizeNodes,
+reclaim's and preempt's node loops). At openb scale that is 1,500 nodes x 8,000 tasks of
+`Resource.less_equal`, predicate and kube-scheduler score calls in Python. `NodeFit` keeps, per node,
+the values those checks read (FutureIdle, Idle, Used, Allocatable, the Kubernetes mirror's pod count
+and request sums, how many preemptable Bound/Running tasks sit there per queue and job) as numpy
+columns. A node's columns are recomputed from its Python objects whenever `Node.add_task` or
+`remove_task` (or the predicates plugin's mirror update) touches it, lazily, right before the next
+question, so they are exact copies of what the per-node reference code reads. The questions are
+answered with the same comparisons (Volcano's LessEqual: ε = 0.1, a key missing on the node reads 0,
+pods included) and the same float and integer arithmetic, so decisions are identical to the reference
+path, which stays in place: with `ENABLED` False every caller runs it (tests/unit/test_nodefit.py
+compares both on randomized clusters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from capacity.model import PREEMPTABLE_STATUSES, Node, Task
+from capacity.resources import MIN_RESOURCE, Resource
+
+if TYPE_CHECKING:
+    from capacity.framework.session import FitError, Session
+
+ENABLED = True
+"""Switch for the vectorised path; False runs the per-node reference code everywhere (tests)."""
+
+EXACT_LIMIT = float(2**44)
+"""Request and allocatable values must be integers below this for vectorised scoring: sums of them are
+then exact in float64, so their order (the reference adds the mirror's pods one by one) cannot matter."""
+
+GPU = "nvidia.com/gpu"
+DEFAULT_MILLI_CPU = 100.0
+DEFAULT_MEMORY = 200.0 * 1024 * 1024
+_NEG_EPS = -MIN_RESOURCE
+
+
+class CandidateList(Sequence):
+    """Nodes that passed a vectorised filter, in NodeList order; `idx` holds their NodeList positions."""
+
+    __slots__ = ("nodes", "idx", "placement", "version")
+
+    def __init__(self, nodes: list[Node], idx: np.ndarray, placement: Placement | None = None,
+                 version: int = -1) -> None:
+        self.nodes = nodes
+        self.idx = idx
+        self.placement = placement  # the Placement they came from, valid while the NodeFit log is at version
+        self.version = version
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self.nodes[i] for i in self.idx[k].tolist()]
+        return self.nodes[int(self.idx[k])]
+
+    def __iter__(self) -> Iterator[Node]:
+        nodes = self.nodes
+        return (nodes[i] for i in self.idx.tolist())
+
+    def __repr__(self) -> str:
+        return f"CandidateList({[n.name for n in self]})"
+
+
+def _zero(r: Resource) -> bool:
+    return r.cpu == 0 and r.memory == 0 and not (r.scalars and any(r.scalars.values()))
+
+
+def _settled(node: Node) -> bool:
+    """Nothing Releasing or Pipelined: FutureIdle = Idle + 0 - 0, the same values as Idle."""
+    return _zero(node.releasing) and _zero(node.pipelined)
+
+
+def _all_integral(resources: list[Resource]) -> bool:
+    """Every cpu, memory and scalar value an integer of magnitude below EXACT_LIMIT."""
+    values = np.array([r.cpu for r in resources] + [r.memory for r in resources]
+                      + [v for r in resources if r.scalars for v in r.scalars.values()], dtype=float)
+    return bool(np.all((np.floor(values) == values) & (np.abs(values) < EXACT_LIMIT)))
+
+
+class NodeFit:
+    """Column-per-node arrays of one session's nodes, kept in step with `Node` accounting.
+
+    Resource tables (fi = FutureIdle, idle, used, alloc) have one row per dimension (cpu, memory, then
+    every scalar seen on a node or a task, sorted) plus a last row of zeros, which is what LessEqual
+    reads for a key the node does not have.
+    """
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        nodes = ssn.node_list
+        self.nodes = nodes
+        self.n = n = len(nodes)
+        self.names = [node.name for node in nodes]
+        self.pos = {node.name: i for i, node in enumerate(nodes)}
+        # Every request a node can see this session: the session's tasks, and the pods already on nodes
+        # (node.tasks holds clones sharing their requests with the mirror's pods).
+        reqs = [t.resreq for t in ssn.all_tasks.values()]
+        reqs += [t.init_resreq for t in ssn.all_tasks.values() if t.init_resreq is not t.resreq]
+        for node in nodes:
+            reqs.extend(t.resreq for t in node.mirror.values())
+            reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror)
+        allocs = [node.allocatable for node in nodes]
+        scalars: set[str] = set().union(*[r.scalars for r in reqs + allocs if r.scalars])
+        self.dims = ["cpu", "memory", *sorted(scalars)]
+        self.col = {name: i for i, name in enumerate(self.dims)}
+        self.scalar_dims = self.dims[2:]
+        shape = (len(self.dims) + 1, n)
+        self.state = np.zeros((3, *shape))  # FutureIdle, Idle, Used
+        self.fi, self.idle, self.used = self.state
+        self.alloc = np.zeros(shape)
+        for i, node in enumerate(nodes):
+            self.alloc[:-1, i] = self._row(node.allocatable)
+        self.max_tasks = np.array([node.max_task_num() for node in nodes], dtype=np.int64)
+        self.pods = np.zeros(n, dtype=np.int64)
+        # Mirror request sums: kube-scheduler's non-zero cpu and memory (rows 0, 1 of nonzero) and the
+        # raw cpu, memory and GPU requests (rows 0, 1, 2 of requested).
+        self.nonzero = np.zeros((2, n))
+        self.requested = np.zeros((3, n))
+        self.exact = _all_integral(reqs + allocs)
+        # Preemptable Bound/Running tasks (node clones) per node: a superset of any victim list.
+        self.victims_total = np.zeros(n, dtype=np.int64)
+        self.victims_by_queue: dict[str, np.ndarray] = {}
+        self.victims_by_job: dict[str, dict[int, int]] = {}
+        # ... and the sums of their requests, built on first use (reclaim, preempt).
+        self.vsum_total: np.ndarray | None = None
+        self.vsum_by_queue: dict[str, np.ndarray] = {}
+        self.vsum_by_job: dict[str, dict[int, np.ndarray]] = {}
+        self._requests: dict[int, tuple[Resource, list[str], np.ndarray, np.ndarray]] = {}
+        self.dirty: set[int] = set(range(n))
+        self.mirror_dirty: set[int] = set(range(n))  # nodes whose mirror sums must be added up again
+        self.log: list[int] = []  # every refreshed node position, in order: what changed since version v
+        self.placements: dict[tuple[Any, ...], Placement] = {}
+        for i, node in enumerate(nodes):
+            node.index = i
+            node.fit = self
+            for clone in node.tasks.values():
+                self._count_victim(i, clone, 1)
+        self.refresh()
+
+    # ---- keeping in step ---------------------------------------------------------------------
+    def touch(self, node: Node, clone: Task | None = None, sign: int = 0) -> None:
+        """Node accounting changed (a task clone added or removed): recompute its columns lazily."""
+        self.dirty.add(node.index)
+        if clone is not None:
+            self._count_victim(node.index, clone, sign)
+
+    def mirror_changed(self, node: Node, removed: Task | None, added: Task | None) -> None:
+        """The predicates plugin replaced `removed` by `added` in the node's Kubernetes mirror (either
+        may be None). With integral quantities the sums move incrementally (exactly); otherwise the
+        next refresh adds them up again in the mirror's order, as the reference does."""
+        i = node.index
+        self.dirty.add(i)
+        if not self.exact:
+            self.mirror_dirty.add(i)
+            return
+        for t, sign in ((removed, -1), (added, 1)):
+            if t is None:
+                continue
+            r = t.resreq
+            rc, rm = r.cpu, r.memory
+            self.pods[i] += sign
+            self.nonzero[:, i] += (sign * (rc if rc > 0 else DEFAULT_MILLI_CPU),
+                                   sign * (rm if rm > 0 else DEFAULT_MEMORY))
+            self.requested[:, i] += (sign * rc, sign * rm, sign * (r.scalars or {}).get(GPU, 0.0))
+
+    def _count_victim(self, i: int, clone: Task, sign: int) -> None:
+        if not (clone.preemptable and clone.status & PREEMPTABLE_STATUSES):
+            return
+        job = self.ssn.jobs.get(clone.job)
+        if job is None:
+            return  # not a session task: never a victim
+        self.victims_total[i] += sign
+        arr = self.victims_by_queue.get(job.queue)
+        if arr is None:
+            arr = self.victims_by_queue[job.queue] = np.zeros(self.n, dtype=np.int64)
+        arr[i] += sign
+        per_node = self.victims_by_job.setdefault(job.uid, {})
+        left = per_node.get(i, 0) + sign
+        if left:
+            per_node[i] = left
+        else:
+            per_node.pop(i, None)
+        if self.vsum_total is not None:
+            self._sum_victim(i, clone, sign, job.queue, job.uid)
+
+    def _sum_victim(self, i: int, clone: Task, sign: int, queue: str, job: str) -> None:
+        row = np.array(self._row(clone.resreq)) * sign
+        assert self.vsum_total is not None
+        self.vsum_total[:-1, i] += row
+        q = self.vsum_by_queue.get(queue)
+        if q is None:
+            q = self.vsum_by_queue[queue] = np.zeros_like(self.vsum_total)
+        q[:-1, i] += row
+        per_node = self.vsum_by_job.setdefault(job, {})
+        per_node[i] = per_node[i] + row if i in per_node else row
+
+    def _victim_sums(self) -> None:
+        if self.vsum_total is not None:
+            return
+        self.vsum_total = np.zeros_like(self.fi)
+        for i, node in enumerate(self.nodes):
+            for clone in node.tasks.values():
+                if clone.preemptable and clone.status & PREEMPTABLE_STATUSES:
+                    job = self.ssn.jobs.get(clone.job)
+                    if job is not None:
+                        self._sum_victim(i, clone, 1, job.queue, job.uid)
+
+    def bound(self, victims: np.ndarray) -> np.ndarray:
+        """FutureIdle plus the requests of possible victims: no victim set on a node frees more (requests
+        are never negative). Exact only with integral quantities (`exact`), which callers check."""
+        return self.fi + victims
+
+    def victim_sums_outside_queue(self, queue: str) -> np.ndarray:
+        self._victim_sums()
+        assert self.vsum_total is not None
+        own = self.vsum_by_queue.get(queue)
+        return self.vsum_total if own is None else self.vsum_total - own
+
+    def victim_sums_in_queue_other_jobs(self, queue: str, job: str) -> np.ndarray:
+        self._victim_sums()
+        assert self.vsum_total is not None
+        own = self.vsum_by_queue.get(queue)
+        if own is None:
+            return np.zeros_like(self.vsum_total)
+        out = own.copy()
+        for i, row in self.vsum_by_job.get(job, {}).items():
+            out[:-1, i] -= row
+        return out
+
+    def victim_sums_of_job(self, job: str) -> np.ndarray:
+        self._victim_sums()
+        assert self.vsum_total is not None
+        out = np.zeros_like(self.vsum_total)
+        for i, row in self.vsum_by_job.get(job, {}).items():
+            out[:-1, i] = row
+        return out
+
+    def _row(self, r: Resource) -> list[float]:
+        s = r.scalars
+        if not s:
+            return [r.cpu, r.memory, *([0.0] * len(self.scalar_dims))]
+        return [r.cpu, r.memory, *[s.get(k, 0.0) for k in self.scalar_dims]]
+
+    def refresh(self) -> None:
+        dirty = self.dirty
+        if not dirty:
+            return
+        nodes = self.nodes
+        row = self._row
+        fi, idle, used, pods, nonzero, requested = (self.fi, self.idle, self.used, self.pods, self.nonzero,
+                                                    self.requested)
+        if len(dirty) > 32:  # a whole NodeList at session start: one array per table
+            idx = sorted(dirty)
+            sel = [nodes[i] for i in idx]
+            idle_rows = [row(n.idle) for n in sel]
+            idle[:-1, idx] = np.array(idle_rows).T
+            fi[:-1, idx] = np.array([r if _settled(n) else row(n.future_idle())
+                                     for n, r in zip(sel, idle_rows, strict=True)]).T
+            used[:-1, idx] = np.array([row(n.used) for n in sel]).T
+        else:
+            for i in dirty:
+                node = nodes[i]
+                idle_row = row(node.idle)
+                idle[:-1, i] = idle_row
+                fi[:-1, i] = idle_row if _settled(node) else row(node.future_idle())
+                used[:-1, i] = row(node.used)
+        self.log.extend(dirty)
+        dirty.clear()
+        for i in self.mirror_dirty:
+            mirror = nodes[i].mirror
+            pods[i] = len(mirror)
+            nzc = nzm = c = m = g = 0.0
+            for t in mirror.values():
+                r = t.resreq
+                rc = r.cpu
+                rm = r.memory
+                c += rc
+                m += rm
+                nzc += rc if rc > 0 else DEFAULT_MILLI_CPU
+                nzm += rm if rm > 0 else DEFAULT_MEMORY
+                s = r.scalars
+                if s:
+                    g += s.get(GPU, 0.0)
+            nonzero[:, i] = (nzc, nzm)
+            requested[:, i] = (c, m, g)
+        self.mirror_dirty.clear()
+
+    # ---- resource fit --------------------------------------------------------------------------
+    def request(self, r: Resource) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """The dimensions `r.less_equal(·, ZERO)` compares, in its order: names, table rows, values."""
+        got = self._requests.get(id(r))
+        if got is not None and got[0] is r:
+            return got[1], got[2], got[3]
+        names = ["cpu", "memory"]
+        vals = [r.cpu, r.memory]
+        s = r.scalars
+        if s:
+            names.extend(s)
+            vals.extend(s.values())
+        rows = np.array([self.col.get(k, -1) for k in names], dtype=np.intp)
+        values = np.array(vals)[:, None]
+        self._requests[id(r)] = (r, names, rows, values)
+        return names, rows, values
+
+    def fit(self, r: Resource, table: np.ndarray, idx: np.ndarray | None = None) -> tuple[np.ndarray, FitFailures]:
+        """`r.less_equal(row, ZERO)` against every node's row of table (fi, idle, ...), or those in idx.
+
+        Per dimension LessEqual holds iff a < b or |a - b| < ε, which for IEEE doubles is exactly
+        b - a > -ε (b - a rounds to 0 only when a == b, keeps its sign, and is -(a - b)); NaN fails both.
+        """
+        names, rows, values = self.request(r)
+        sub = table[rows] if idx is None else table[rows[:, None], idx]
+        dim_ok = (sub - values) > _NEG_EPS
+        return np.logical_and.reduce(dim_ok, axis=0), FitFailures(names, dim_ok)
+
+    # ---- allocate's node choice, kept per kind of task ------------------------------------------------
+    def placement(self, task: Task) -> Placement | None:
+        """The Placement of tasks like this one, brought up to date with the nodes changed since its
+        last use; None when the session cannot promise node-local answers for it."""
+        key = self.ssn.placement_key(task)
+        if key is None:
+            return None
+        p = self.placements.get(key)
+        version = len(self.log)
+        if p is None:
+            p = self.placements[key] = Placement(self, task)
+        elif p.version != version:
+            changed = self.log[p.version:]
+            if 2 * len(changed) >= self.n:
+                p.update(task, None)
+            else:
+                p.update(task, np.array(sorted(set(changed)), dtype=np.intp))
+        p.version = version
+        return p
+
+    def fit_both(self, r: Resource, idx: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """`fit` against FutureIdle and against Idle at once: (fits FutureIdle, fits Idle)."""
+        _, rows, values = self.request(r)
+        sub = self.state[:2, rows] if idx is None else self.state[:2, rows[:, None], idx]
+        ok = np.logical_and.reduce((sub - values) > _NEG_EPS, axis=1)
+        return ok[0], ok[1]
+
+    # ---- victim index ----------------------------------------------------------------------------
+    def victims_outside_queue(self, queue: str) -> np.ndarray:
+        """Per node: preemptable Bound/Running tasks of other queues (reclaim's possible victims)."""
+        own = self.victims_by_queue.get(queue)
+        return self.victims_total if own is None else self.victims_total - own
+
+    def victims_in_queue_other_jobs(self, queue: str, job: str) -> np.ndarray:
+        own = self.victims_by_queue.get(queue)
+        if own is None:
+            return np.zeros(self.n, dtype=np.int64)
+        out = own.copy()
+        for i, c in self.victims_by_job.get(job, {}).items():
+            out[i] -= c
+        return out
+
+    def victims_of_job(self, job: str) -> np.ndarray:
+        out = np.zeros(self.n, dtype=np.int64)
+        for i, c in self.victims_by_job.get(job, {}).items():
+            out[i] = c
+        return out
+
+
+class Placement:
+    """allocate's per-node view for one kind of task (same requests, same predicate inputs): whether
+    the node is a candidate (FutureIdle fit and predicates), and its score in gradient G1 (fits Idle) or
+    G2 (the other candidates), -inf elsewhere. Updated only for nodes that changed since last used."""
+
+    __slots__ = ("fit", "ssn", "version", "cand", "s1", "s2")
+
+    def __init__(self, fit: NodeFit, task: Task) -> None:
+        self.fit = fit
+        self.ssn = fit.ssn
+        self.version = -1
+        self.cand = np.zeros(fit.n, dtype=bool)
+        self.s1 = np.full(fit.n, -np.inf)
+        self.s2 = np.full(fit.n, -np.inf)
+        self.update(task, None)
+
+    def update(self, task: Task, idx: np.ndarray | None) -> None:
+        fit = self.fit
+        fits_fi, fits_idle = fit.fit_both(task.init_resreq, idx)
+        pv = self.ssn.predicate_vector(task, None, idx)
+        assert pv is not None
+        cand = fits_fi & pv.passed
+        sel = np.arange(fit.n) if idx is None else idx
+        s1 = np.full(len(sel), -np.inf)
+        s2 = np.full(len(sel), -np.inf)
+        ci = np.flatnonzero(cand)
+        if len(ci):
+            scores = self.ssn.node_scores_vector(task, sel[ci])
+            g1 = fits_idle[ci]
+            s1[ci[g1]] = scores[g1]
+            s2[ci[~g1]] = scores[~g1]
+        if idx is None:
+            self.cand, self.s1, self.s2 = cand, s1, s2
+        else:
+            self.cand[idx] = cand
+            self.s1[idx] = s1
+            self.s2[idx] = s2
+
+
+class FitFailures:
+    """Which dimensions passed LessEqual on which nodes, to name the others ("Insufficient cpu") later."""
+
+    __slots__ = ("names", "dim_ok")
+
+    def __init__(self, names: list[str], dim_ok: np.ndarray) -> None:
+        self.names = names
+        self.dim_ok = dim_ok
+
+    def reasons(self, i: int) -> list[str]:
+        return [f"Insufficient {n}" for n, ok in zip(self.names, self.dim_ok[:, i].tolist(), strict=True) if not ok]
+
+
+class PredicateVector:
+    """Session.Predicate for every node: where it passes (no error), where its error is
+    UnschedulableAndUnresolvable, and the error itself on demand.
+
+    `error(i)` builds the FitError the per-node predicate returned for node i when the vector was
+    computed (what it depends on is captured).
+    """
+
+    __slots__ = ("passed", "unresolvable", "error")
+
+    def __init__(self, passed: np.ndarray, unresolvable: np.ndarray,
+                 error: Callable[[int], FitError | None]) -> None:
+        self.passed = passed
+        self.unresolvable = unresolvable
+        self.error = error
+
+    @staticmethod
+    def combine(parts: list[PredicateVector], n: int) -> PredicateVector:
+        """The tier walk: the first plugin with an error decides a node."""
+        if not parts:
+            return PredicateVector(np.ones(n, dtype=bool), np.zeros(n, dtype=bool), lambda i: None)
+        if len(parts) == 1:
+            return parts[0]
+        passed = parts[0].passed
+        unresolvable = parts[0].unresolvable
+        for p in parts[1:]:
+            unresolvable = unresolvable | (passed & p.unresolvable)
+            passed = passed & p.passed
+
+        def error(i: int) -> FitError | None:
+            for p in parts:
+                err = p.error(i)
+                if err is not None:
+                    return err
+            return None
+
+        return PredicateVector(passed, unresolvable, error)
+
+
+class FitErrors(Mapping):
+    """A failed task's per-node fit errors (allocate's predicateNodes), materialised on demand.
+
+    Nodes failing FutureIdle get "Insufficient ..." (Unschedulable), the others the predicate's error,
+    as when the task failed; `unresolvable()` gives the mask reclaim and preempt filter nodes with,
+    without building 1,500 FitError objects.
+    """
+
+    def __init__(self, fit: NodeFit, fits: np.ndarray, failures: FitFailures, pv: PredicateVector) -> None:
+        self.fit = fit
+        self.fits = fits
+        self.failures = failures
+        self.pv = pv
+        self._failing: np.ndarray | None = None
+        self._cache: dict[int, FitError] = {}
+
+    @property
+    def failing(self) -> np.ndarray:
+        if self._failing is None:
+            self._failing = ~(self.fits & self.pv.passed)
+        return self._failing
+
+    def _error(self, i: int) -> FitError:
+        err = self._cache.get(i)
+        if err is None:
+            if not self.fits[i]:
+                from capacity.framework.session import UNSCHEDULABLE, FitError
+                err = FitError(self.fit.names[i], UNSCHEDULABLE, self.failures.reasons(i))
+            else:
+                err = self.pv.error(i)
+                assert err is not None
+            self._cache[i] = err
+        return err
+
+    def __getitem__(self, name: str) -> FitError:
+        i = self.fit.pos.get(name)
+        if i is None or not self.failing[i]:
+            raise KeyError(name)
+        return self._error(i)
+
+    def __contains__(self, name: object) -> bool:
+        i = self.fit.pos.get(name) if isinstance(name, str) else None
+        return i is not None and bool(self.failing[i])
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.fit.names
+        return (names[i] for i in np.flatnonzero(self.failing).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.failing))
+
+    def unresolvable(self) -> np.ndarray:
+        return self.fits & self.pv.unresolvable
+
+
+def unresolvable_mask(fit: NodeFit, fit_errors: Mapping[str, Any] | None) -> np.ndarray:
+    """Nodes whose recorded fit error is UnschedulableAndUnresolvable (reclaim/preempt skip them)."""
+    if isinstance(fit_errors, FitErrors) and fit_errors.fit is fit:
+        return fit_errors.unresolvable()
+    from capacity.framework.session import UNRESOLVABLE
+    out = np.zeros(fit.n, dtype=bool)
+    for name, err in (fit_errors or {}).items():
+        i = fit.pos.get(name)
+        if i is not None and err.code == UNRESOLVABLE:
+            out[i] = True
+    return out
+
+
+class NodeErrors(Mapping):
+    """preempt's per-group predicate error cache (node name -> FitError), filled a mask at a time."""
+
+    def __init__(self, fit: NodeFit) -> None:
+        self.fit = fit
+        self.mask = np.zeros(fit.n, dtype=bool)
+        self._chunks: list[tuple[np.ndarray, PredicateVector]] = []
+        self._set: dict[str, FitError] = {}
+
+    def add(self, mask: np.ndarray, pv: PredicateVector) -> None:
+        self.mask |= mask
+        self._chunks.append((mask, pv))
+
+    def __setitem__(self, name: str, err: FitError) -> None:
+        self._set[name] = err
+        i = self.fit.pos.get(name)
+        if i is not None:
+            self.mask[i] = True
+
+    def __getitem__(self, name: str) -> FitError:
+        if name in self._set:
+            return self._set[name]
+        i = self.fit.pos.get(name)
+        if i is not None:
+            for mask, pv in reversed(self._chunks):
+                if mask[i]:
+                    err = pv.error(i)
+                    assert err is not None
+                    return err
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        i = self.fit.pos.get(name) if isinstance(name, str) else None
+        return (i is not None and bool(self.mask[i])) or name in self._set
+
+    def __iter__(self) -> Iterator[str]:
+        names = self.fit.names
+        return (names[i] for i in np.flatnonzero(self.mask).tolist())
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.mask))
+
+
+class DeferredErrors(Mapping):
+    """predicate_nodes' error map when candidates were found (allocate then never reads it): built on
+    first use, which must come before any node changes."""
+
+    def __init__(self, build: Callable[[], tuple[Any, Mapping[str, Any]] | None], fit: NodeFit, version: int) -> None:
+        self._build = build
+        self._fit = fit
+        self._version = version
+        self._errors: Mapping[str, Any] | None = None
+
+    def _get(self) -> Mapping[str, Any]:
+        if self._errors is None:
+            self._fit.refresh()
+            if len(self._fit.log) != self._version:
+                raise RuntimeError("fit errors read after the nodes changed; read them right away")
+            built = self._build()
+            assert built is not None
+            self._errors = built[1]
+        return self._errors
+
+    def __getitem__(self, name: str) -> Any:
+        return self._get()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())

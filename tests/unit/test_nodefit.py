@@ -1,0 +1,194 @@
+"""The vectorised node path (capacity.nodefit) decides exactly as the per-node reference path.
+
+Randomized mid-size clusters (labels, taints, cordons, GPU and pod-limited nodes, selectors, node
+affinity, tolerations, BestEffort pods, running preemptable victims, pod anti-affinity, nominated
+nodes) are run for a few cycles with `nodefit.ENABLED` on and off, under configurations that exercise
+allocate, backfill, reclaim and both kinds of preemption. Binds, evictions, pipelined tasks, phases and
+queue numbers must match, and with tracing on so must every trace record.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from capacity import nodefit
+from capacity.k8s import load_objects
+from capacity.scheduler import simulate
+from capacity.trace import Trace
+
+HIERARCHY = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
+             "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
+                       {"plugins": [{"name": "predicates"}, {"name": "capacity", "enableHierarchy": True},
+                                    {"name": "nodeorder"}]}]}
+PROPORTION = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
+              "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang", "enableReclaimable": False},
+                                     {"name": "conformance"}]},
+                        {"plugins": [{"name": "drf"}, {"name": "predicates"}, {"name": "proportion"},
+                                     {"name": "nodeorder", "arguments": {"mostrequested.weight": 2}},
+                                     {"name": "binpack", "arguments": {"binpack.resources": "nvidia.com/gpu"}}]}]}
+TOPOLOGY = {**HIERARCHY, "configurations": [{"name": "preempt",
+                                             "arguments": {"enableTopologyAwarePreemption": True}}]}
+CONFS = {"hierarchy": HIERARCHY, "proportion": PROPORTION, "topology": TOPOLOGY}
+
+
+def random_cluster(seed: int, conf: dict[str, Any], nodes: int = 32, jobs: int = 110,
+                   anti_affinity: bool = False, huge_node: bool = False) -> list[dict[str, Any]]:
+    rnd = random.Random(seed)
+    objs: list[dict[str, Any]] = [
+        {"kind": "ConfigMap", "metadata": {"name": "volcano-scheduler-configmap"},
+         "data": {"volcano-scheduler.conf": yaml.safe_dump(conf)}},
+        {"kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
+        {"kind": "PriorityClass", "metadata": {"name": "low"}, "value": 10},
+    ]
+    names = [f"n{i:03d}" for i in range(nodes)]
+    for name in names:
+        alloc = {"cpu": str(rnd.choice([4, 8, 16, 32])), "memory": f"{rnd.choice([8, 16, 32, 64])}Gi",
+                 "pods": str(rnd.choice([3, 6, 110, 110]))}
+        labels = {"kubernetes.io/hostname": name, "zone": rnd.choice("abc")}
+        if rnd.random() < 0.4:
+            alloc["nvidia.com/gpu"] = str(rnd.choice([1, 2, 4, 8]))
+            labels["gpu-model"] = rnd.choice(["T4", "V100", "A10"])
+        spec: dict[str, Any] = {}
+        if rnd.random() < 0.1:
+            spec["taints"] = [{"key": "dedicated", "value": "infra", "effect": rnd.choice(["NoSchedule",
+                                                                                          "PreferNoSchedule"])}]
+        if rnd.random() < 0.05:
+            spec["unschedulable"] = True
+        if huge_node and name == names[-1]:
+            alloc["memory"] = "64Ti"  # beyond NodeFit's exact-integer range: the scores fall back per node
+        objs.append({"kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec,
+                     "status": {"allocatable": alloc}})
+    objs.append({"kind": "Queue", "metadata": {"name": "root"}, "spec": {}})
+    leaves = []
+    for d in range(2):
+        dept = f"dept{d}"
+        objs.append({"kind": "Queue", "metadata": {"name": dept},
+                     "spec": {"parent": "root", "deserved": {"cpu": str(nodes * 4), "memory": f"{nodes * 8}Gi"},
+                              "capability": {"cpu": str(nodes * 7), "memory": f"{nodes * 14}Gi"}}})
+        for i in range(3):
+            leaf = f"{dept}-q{i}"
+            leaves.append(leaf)
+            spec = {"parent": dept, "deserved": {"cpu": str(rnd.choice([nodes // 2, nodes, nodes * 2])),
+                                                 "memory": f"{rnd.choice([nodes, nodes * 2, nodes * 4])}Gi"}}
+            if rnd.random() < 0.3:
+                spec["reclaimable"] = False
+            objs.append({"kind": "Queue", "metadata": {"name": leaf}, "spec": spec})
+    for j in range(jobs):
+        name = f"job{j:04d}"
+        queue = rnd.choice(leaves)
+        members = rnd.choice([1, 1, 1, 2, 3])
+        running = rnd.random() < 0.35
+        pc = rnd.choice(["high", "low", "low"])
+        requests: dict[str, str] = {}
+        if rnd.random() > 0.05:  # a few BestEffort pods for backfill
+            requests = {"cpu": f"{rnd.choice([250, 500, 1000, 2000, 4000])}m",
+                        "memory": f"{rnd.choice([256, 512, 1024, 4096, 8192])}Mi"}
+            if rnd.random() < 0.3:
+                requests["nvidia.com/gpu"] = rnd.choice(["1", "2", "500m"])
+        annotations: dict[str, str] = {}
+        if rnd.random() < 0.2:
+            annotations["volcano.sh/preemptable"] = "false"
+        objs.append({"kind": "PodGroup", "metadata": {"name": name, "namespace": "t", "annotations": annotations},
+                     "spec": {"queue": queue, "minMember": members, "priorityClassName": pc},
+                     "status": {"phase": "Running" if running else rnd.choice(["Pending", "Inqueue"])}})
+        for k in range(members + rnd.choice([0, 0, 1])):
+            spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": requests}}],
+                                    "priorityClassName": pc, "priority": 1000 if pc == "high" else 10}
+            r = rnd.random()
+            if r < 0.15:
+                spec["nodeSelector"] = {"zone": rnd.choice("abc")}
+            elif r < 0.25:
+                spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [
+                        {"key": "gpu-model", "operator": rnd.choice(["In", "NotIn"]), "values": ["T4", "A10"]}]}]}}}
+            if rnd.random() < 0.15:
+                spec["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+            labels = {"app": rnd.choice(["web", "db", "batch"])}
+            if anti_affinity and rnd.random() < 0.15:
+                spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                    {"labelSelector": {"matchLabels": {"app": labels["app"]}},
+                     "topologyKey": rnd.choice(["kubernetes.io/hostname", "zone"])}]}}
+            status: dict[str, Any] = {"phase": "Pending"}
+            if running:
+                spec["nodeName"] = rnd.choice(names)
+                status = {"phase": "Running"}
+            elif rnd.random() < 0.05:
+                status["nominatedNodeName"] = rnd.choice(names)
+            objs.append({"kind": "Pod", "metadata": {
+                "name": f"{name}-{k}", "namespace": "t", "uid": f"{name}-{k}", "labels": labels,
+                "annotations": {"scheduling.k8s.io/group-name": name, **annotations}},
+                "spec": spec, "status": status})
+    return objs
+
+
+def run(objs: list[dict[str, Any]], vectorised: bool, traced: bool, cycles: int = 3) -> tuple[Any, list[Any]]:
+    saved = nodefit.ENABLED
+    nodefit.ENABLED = vectorised
+    try:
+        trace = Trace(enabled=traced)
+        result = simulate(load_objects(objs), cycles=cycles, trace=trace)
+    finally:
+        nodefit.ENABLED = saved
+    return result.as_json(), [r.as_dict() for r in trace.records]
+
+
+@pytest.mark.parametrize("conf", sorted(CONFS))
+@pytest.mark.parametrize("seed", range(4))
+def test_vectorised_path_decides_like_the_reference(conf: str, seed: int) -> None:
+    objs = random_cluster(seed, CONFS[conf], anti_affinity=seed % 2 == 1)
+    reference, _ = run(objs, vectorised=False, traced=False)
+    fast, _ = run(objs, vectorised=True, traced=False)
+    assert reference["binds"], "the scenario should place something"
+    assert fast == reference
+
+
+@pytest.mark.parametrize("conf", sorted(CONFS))
+def test_inexact_quantities_take_the_reference_arithmetic(conf: str) -> None:
+    objs = random_cluster(5, CONFS[conf], huge_node=True)
+    reference, _ = run(objs, vectorised=False, traced=False)
+    fast, _ = run(objs, vectorised=True, traced=False)
+    assert fast == reference
+
+
+@pytest.mark.parametrize("conf", sorted(CONFS))
+def test_vectorised_path_traces_like_the_reference(conf: str) -> None:
+    objs = random_cluster(11, CONFS[conf], nodes=24, jobs=80, anti_affinity=True)
+    reference, ref_records = run(objs, vectorised=False, traced=True, cycles=2)
+    fast, fast_records = run(objs, vectorised=True, traced=True, cycles=2)
+    assert fast == reference
+    assert fast_records == ref_records
+
+
+def test_openb_slice_matches_the_reference() -> None:
+    """A slice of the real S1 shape: one GPU-sharing pod per PodGroup in a 2-level tree."""
+    from capacity.openb import node_objects, queue_objects
+    rnd = random.Random(7)
+    nodes = [{"sn": f"openb-node-{i:04d}", "cpu_milli": str(rnd.choice([32000, 64000, 96000])),
+              "memory_mib": str(rnd.choice([131072, 262144, 786432])), "gpu": str(rnd.choice([0, 0, 2, 8])),
+              "model": rnd.choice(["", "T4", "V100M16"])} for i in range(40)]
+    total = {"cpu": sum(float(n["cpu_milli"]) for n in nodes), "memory": sum(float(n["memory_mib"]) for n in nodes),
+             "gpu": sum(float(n["gpu"]) for n in nodes)}
+    objs: list[dict[str, Any]] = [
+        {"kind": "ConfigMap", "metadata": {"name": "volcano-scheduler-configmap"},
+         "data": {"volcano-scheduler.conf": yaml.safe_dump(HIERARCHY)}},
+        *node_objects(nodes), *queue_objects(4, 12, total)]
+    for i in range(300):
+        name = f"openb-pod-{i:04d}"
+        req = {"cpu": f"{rnd.choice([3152, 8000, 11300, 32000])}m", "memory": f"{rnd.choice([5600, 30517, 49152])}Mi"}
+        if rnd.random() < 0.7:
+            req["nvidia.com/gpu"] = rnd.choice(["1", "2", "460m", "810m"])
+        queue = f"dept-{rnd.randrange(4):02d}-q{rnd.randrange(3):02d}"
+        objs.append({"kind": "PodGroup", "metadata": {"name": name, "namespace": "openb"},
+                     "spec": {"queue": queue, "minMember": 1, "minResources": req}, "status": {"phase": "Pending"}})
+        objs.append({"kind": "Pod", "metadata": {"name": name, "namespace": "openb", "uid": name,
+                                                 "annotations": {"scheduling.k8s.io/group-name": name}},
+                     "spec": {"containers": [{"name": "main", "resources": {"requests": req}}],
+                              "priority": rnd.choice([10, 1000])}, "status": {"phase": "Pending"}})
+    reference, _ = run(objs, vectorised=False, traced=False, cycles=3)
+    fast, _ = run(objs, vectorised=True, traced=False, cycles=3)
+    assert len(reference["binds"]) > 100
+    assert fast == reference
