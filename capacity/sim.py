@@ -131,10 +131,6 @@ class JobLife:
                 return action
         return "SyncJob"
 
-    @property
-    def finished(self) -> bool:
-        return self.state in FINAL.values()
-
 
 def parse_life(pg: PodGroupObj) -> JobLife:
     """The vcjob's policies and maxRetry from the PodGroup's annotations, checked like Volcano's webhook."""
