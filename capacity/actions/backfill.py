@@ -35,7 +35,7 @@ def execute(ssn: Session) -> None:
                     tasks.push(t)
             for t in job.tasks_in(TaskStatus.PIPELINED):
                 if t.best_effort:
-                    _unpipeline(ssn, job, t)
+                    ssn.return_to_pending(t)
                     tasks.push(t)
             while not tasks.empty():
                 ordered.append(tasks.pop())
@@ -73,10 +73,3 @@ def _feasible_nodes(ssn: Session, task: Task) -> list[Node]:
     return CandidateList(ssn.node_list, np.flatnonzero(pv.passed))
 
 
-def _unpipeline(ssn: Session, job: Job, task: Task) -> None:
-    job.update_task_status(task, TaskStatus.PENDING)
-    node = ssn.nodes.get(task.node_name)
-    if node is not None:
-        node.remove_task(task)
-    ssn.fire_deallocate(task)
-    task.node_name = ""

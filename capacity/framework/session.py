@@ -534,6 +534,16 @@ class Session:
             if h.deallocate is not None:
                 h.deallocate(task)
 
+    def return_to_pending(self, task: Task) -> None:
+        """unallocate / UnPipeline: the task is Pending again, off its node, and the plugins hear of it."""
+        job = self.jobs[task.job]
+        job.update_task_status(task, TaskStatus.PENDING)
+        node = self.nodes.get(task.node_name)
+        if node is not None:
+            node.remove_task(task)
+        self.fire_deallocate(task)
+        task.node_name = ""
+
     def queue_of(self, task: Task) -> QueueSpec | None:
         job = self.jobs.get(task.job)
         return self.queues.get(job.queue) if job is not None else None

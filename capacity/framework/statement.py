@@ -67,14 +67,7 @@ class Statement:
         ssn.trace.event("pipeline", task.key, node_name, job=task.job, evictionOccurred=eviction_occurred)
 
     def _unpipeline(self, task: Task) -> None:
-        ssn = self.ssn
-        job = ssn.jobs[task.job]
-        job.update_task_status(task, TaskStatus.PENDING)
-        node = ssn.nodes.get(task.node_name)
-        if node is not None:
-            node.remove_task(task)
-        ssn.fire_deallocate(task)
-        task.node_name = ""
+        self.ssn.return_to_pending(task)
 
     def allocate(self, task: Task, node: Node) -> None:
         ssn = self.ssn
@@ -87,14 +80,7 @@ class Statement:
         ssn.trace.event("allocate", task.key, node.name, job=task.job)
 
     def _unallocate(self, task: Task) -> None:
-        ssn = self.ssn
-        job = ssn.jobs[task.job]
-        job.update_task_status(task, TaskStatus.PENDING)
-        node = ssn.nodes.get(task.node_name)
-        if node is not None:
-            node.remove_task(task)
-        ssn.fire_deallocate(task)
-        task.node_name = ""
+        self.ssn.return_to_pending(task)
 
     def discard(self) -> None:
         """Undo every operation, newest first, remembering the last transaction on each task."""
