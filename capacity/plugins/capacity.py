@@ -165,6 +165,35 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
     attr.elastic.add(job.elastic_resources())
 
 
+def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]:
+    """buildQueueAttrs steps 1-3, shared by flat capacity and proportion (spec §2.2, §5.1): attributes
+    for queues that have jobs, capability with cpu/memory <= 0 read as unlimited, realCapability =
+    min(capability, total - all guarantees + own guarantee), and every job's accounting."""
+    total_guarantee = Resource.empty()
+    for q in ssn.queues.values():
+        if q.guarantee is not None:
+            total_guarantee.add(q.guarantee)
+    attrs: dict[str, Any] = {}
+    for job in ssn.jobs.values():
+        attr = attrs.get(job.queue)
+        if attr is None:
+            q = ssn.queues[job.queue]
+            attr = make(q)
+            if q.capability is not None:
+                attr.capability = q.capability.clone()
+                if attr.capability.cpu <= 0:
+                    attr.capability.cpu = MAX_FLOAT
+                if attr.capability.memory <= 0:
+                    attr.capability.memory = MAX_FLOAT
+            real = exceeded_part(total, total_guarantee).add(attr.guarantee)
+            if q.capability is not None:
+                real.min_dimension_resource(attr.capability, INFINITY)
+            attr.real_capability = real
+            attrs[q.name] = attr
+        accumulate_job(attr, job)
+    return attrs
+
+
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
 
@@ -211,28 +240,7 @@ class CapacityPlugin(Plugin):
 
     # ---- attribute building ------------------------------------------------------------------
     def _build_flat(self) -> None:
-        ssn = self.ssn
-        total_guarantee = Resource.empty()
-        for q in ssn.queues.values():
-            if q.guarantee is not None:
-                total_guarantee.add(q.guarantee)
-        for job in ssn.jobs.values():
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                q = ssn.queues[job.queue]
-                attr = QueueAttr(q)
-                if q.capability is not None:
-                    attr.capability = q.capability.clone()
-                    if attr.capability.cpu <= 0:
-                        attr.capability.cpu = MAX_FLOAT
-                    if attr.capability.memory <= 0:
-                        attr.capability.memory = MAX_FLOAT
-                real = exceeded_part(self.total, total_guarantee).add(attr.guarantee)
-                if q.capability is not None:
-                    real.min_dimension_resource(attr.capability, INFINITY)
-                attr.real_capability = real
-                self.attrs[q.name] = attr
-            accumulate_job(attr, job)
+        self.attrs = build_flat_attrs(self.ssn, self.total, QueueAttr)
         for attr in self.attrs.values():
             attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
             attr.deserved = res_max(attr.deserved, attr.guarantee)

@@ -14,10 +14,9 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import QueueAttr, accumulate_job, deduct_sch_gated
+from capacity.plugins.capacity import QueueAttr, build_flat_attrs, deduct_sch_gated
 from capacity.resources import (
     INFINITY,
-    MAX_FLOAT,
     ZERO,
     Resource,
     exceeded_part,
@@ -97,28 +96,7 @@ class ProportionPlugin(Plugin):
 
     # ---- attributes (proportion.go:90-183) -----------------------------------------------------
     def _build_attrs(self) -> None:
-        ssn = self.ssn
-        total_guarantee = Resource.empty()
-        for q in ssn.queues.values():
-            if q.guarantee is not None:
-                total_guarantee.add(q.guarantee)
-        for job in ssn.jobs.values():
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                q = ssn.queues[job.queue]
-                attr = ProportionAttr(q)
-                if q.capability is not None:
-                    attr.capability = q.capability.clone()
-                    if attr.capability.cpu <= 0:
-                        attr.capability.cpu = MAX_FLOAT
-                    if attr.capability.memory <= 0:
-                        attr.capability.memory = MAX_FLOAT
-                real = exceeded_part(self.total, total_guarantee).add(attr.guarantee)
-                if q.capability is not None:
-                    real.min_dimension_resource(attr.capability, INFINITY)
-                attr.real_capability = real
-                self.attrs[q.name] = attr
-            accumulate_job(attr, job)
+        self.attrs = build_flat_attrs(self.ssn, self.total, ProportionAttr)
 
     # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
     def _compute_deserved(self) -> None:
