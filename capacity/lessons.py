@@ -68,6 +68,7 @@ class Variant:
     scenario: str = "scenario.yaml"
     conf: str = ""
     options: SessionOptions = field(default_factory=SessionOptions)
+    simulator: bool = False  # run through capacity.sim (pod lifecycles, PodEvicted policies) instead of run_cycle
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ def load_lesson(lesson_id: str, root: Path = LESSONS_DIR) -> Lesson:
     spec = yaml.safe_load((path / "checkpoints.yaml").read_text(encoding="utf-8")) or {}
     raw_variants = spec.get("variants") or {"main": {"label": "as configured"}}
     variants = {name: Variant(name, str(v.get("label", name)), str(v.get("scenario", "scenario.yaml")),
-                              str(v.get("conf", "")), _options(v.get("options"), f"{where}: variants.{name}"))
+                              str(v.get("conf", "")), _options(v.get("options"), f"{where}: variants.{name}"),
+                              bool(v.get("simulator", False)))
                 for name, v in raw_variants.items()}
     first = next(iter(variants))
     checkpoints = []
@@ -196,6 +198,8 @@ class LessonRun:
         self.lesson = lesson
         self._clusters: dict[str, Cluster] = {}
         self._cycles: dict[str, list[Cycle]] = {}
+        self._sims: dict[str, Any] = {}
+        self._sim_traces: dict[str, Trace] = {}
 
     def cycle(self, variant: str, number: int) -> Cycle:
         """Cycle `number` (1-based) of `variant`, running the cycles before it if needed."""
@@ -204,6 +208,8 @@ class LessonRun:
             self._cycles[variant] = []
         options = self.lesson.variants[variant].options
         done = self._cycles[variant]
+        if self.lesson.variants[variant].simulator:
+            return self._simulated(variant, number, options)
         while len(done) < number:
             cluster = self._clusters[variant]
             before = copy.deepcopy(cluster)
@@ -212,6 +218,26 @@ class LessonRun:
             trace.cycle = len(done) + 1
             result = run_cycle(cluster, trace, options)
             done.append(Cycle(trace.cycle, before, opening, result, trace.records))
+        return done[number - 1]
+
+    def _simulated(self, variant: str, number: int, options: SessionOptions) -> Cycle:
+        """Cycles through the simulator: pods run, evictions trigger the jobs' PodEvicted policies."""
+        from capacity.sim import SimOptions, Simulator
+        done = self._cycles[variant]
+        if variant not in self._sims:
+            self._sim_traces[variant] = Trace(enabled=True)
+            self._sims[variant] = Simulator(self._clusters[variant], SimOptions(event_driven=False, session=options),
+                                            trace=self._sim_traces[variant])
+        sim, trace = self._sims[variant], self._sim_traces[variant]
+        while len(done) < number:
+            before = copy.deepcopy(sim.cluster)
+            opening = queue_numbers(before, options)
+            start = len(trace.records)
+            rec = sim.step()
+            if rec is None:
+                raise InputError(f"lesson {self.lesson.id}", f"variants.{variant}", "the simulation ended before "
+                                 f"cycle {number}")
+            done.append(Cycle(rec.cycle, before, opening, rec.result, trace.records[start:]))
         return done[number - 1]
 
     def state_before(self, cp: Checkpoint) -> Cycle:

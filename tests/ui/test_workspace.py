@@ -156,3 +156,17 @@ def test_edit_refused_keeps_everything_and_the_draft(ws):
     assert ws.findings_about("Queue/team-new") == []
     ws.rewind(0)
     assert "team-new" not in ws.cluster.queues, "rewinding goes back to before the edit"
+
+
+def test_tidal_fixture_runs_in_the_dashboard_and_its_decisions_name_the_rule(ws):
+    """Seed 001's fixture: loaded as a scenario, one step, and the eviction names capacity-card's rule."""
+    from capacity.explain import explain_pod
+
+    assert ws.load_fixture("tidal")
+    step = ws.step()
+    assert step is not None
+    assert step.result.evicted == ["ai/training-low-worker2-0"]
+    exp = explain_pod(step.records, step.before, "ai/training-low-worker2-0")
+    assert exp.rule == "capacity-card.inferenceReclaimsTraining"
+    pending = explain_pod(step.records, step.before, "ai/training-urgent-worker-0")
+    assert "training never takes resources from training or inference" in pending.sentence

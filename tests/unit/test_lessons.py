@@ -136,3 +136,16 @@ def test_unknown_variant_and_switch(tmp_path):
 def test_missing_lesson():
     with pytest.raises(InputError, match="no such lesson"):
         load_lesson("does-not-exist")
+
+
+def test_tidal_lesson_restarts_the_whole_training_gang() -> None:
+    """Seed 001 through the simulator: after the eviction, RestartJob brings every worker back Pending."""
+    from capacity.lessons import LessonRun, load_lesson
+
+    run = LessonRun(load_lesson("13-tidal-seed001"))
+    c3 = run.cycle("main", 3)
+    after_c3 = run.cycle("main", 4).before
+    pods = {k: p for k, p in after_c3.pods.items() if k.startswith("ai/training-low-")}
+    assert sorted(pods) == ["ai/training-low-worker1-0", "ai/training-low-worker2-0"]
+    assert all(p.phase == "Pending" and not p.node_name for p in pods.values())
+    assert c3.result.binds == {"ai/inference-high-7d9f-x2k4p": "gpu-node-1"}
