@@ -15,7 +15,6 @@ loses the previous valid state.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -171,7 +170,7 @@ class Workspace:
 
     def step(self) -> Step | None:
         """Run one scheduling cycle on the current cluster and remember it; None if the engine refused."""
-        before = copy.deepcopy(self.cluster)
+        before = self.cluster.copy_state()
         trace = Trace(enabled=True)
         trace.cycle = self.cycle + 1
         try:
@@ -200,7 +199,7 @@ class Workspace:
         """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped."""
         if not 0 <= cycle < self.cycle:
             return
-        self.cluster = copy.deepcopy(self.history[cycle].before)
+        self.cluster = self.history[cycle].before.copy_state()
         del self.history[cycle:]
 
     def step_at(self, cycle: int) -> Step | None:

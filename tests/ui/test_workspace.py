@@ -83,6 +83,23 @@ def test_run_and_rewind(ws):
     assert ws.cycle == 0
 
 
+@pytest.mark.parametrize("fixture", ["default", "reclaim", "tidal"])
+def test_every_earlier_state_survives_later_cycles(fixture):
+    """The history keeps cheap copies (`Cluster.copy_state`): later binds, evictions and phase changes
+    must not leak into them."""
+    ws = new_workspace()
+    assert ws.load_fixture(fixture)
+    seen = []
+    for _ in range(4):
+        seen.append(export_yaml(ws.cluster))
+        assert ws.step() is not None
+    assert [export_yaml(s.before) for s in ws.history] == seen
+    assert any(s.result.binds or s.result.evicted for s in ws.history)
+    ws.rewind(1)
+    ws.step()
+    assert export_yaml(ws.history[0].before) == seen[0]
+
+
 def test_queue_numbers_are_the_engines(ws):
     numbers = ws.queue_numbers()
     result = run_cycle(ws.cluster, write_back=False)
