@@ -362,6 +362,9 @@ def _attempt_rule(reader: _Reader, rec: Record) -> tuple[str, str]:
     if rec.kind == "preemptNoCandidates":
         return "preempt.noCandidates", ("no node becomes feasible by evicting allowed victims (topology-aware "
                                         "preemption needs at least one victim per candidate node)")
+    if rec.kind == "victimsInsufficient" and "nodes" in rec.detail:  # one record for the nodes passed over
+        return "reclaim.victimsInsufficient", (f"evicting every preemptable pod of other queues on {_node_list(rec)} "
+                                               "would not free enough for it")
     if rec.kind == "victimsInsufficient":
         kept = _kept_reason(reader, rec)
         if kept is not None:
@@ -369,6 +372,14 @@ def _attempt_rule(reader: _Reader, rec: Record) -> tuple[str, str]:
         return "reclaim.victimsInsufficient", (f"the victims allowed on {rec.verdict} would not free enough for it")
     why = rec.detail.get("why")
     return f"{rec.action}.{rec.kind}", str(why) if why else rec.kind
+
+
+def _node_list(rec: Record, shown: int = 3) -> str:
+    """'n1', 'n1 and n2', 'n1, n2, n3 and 5 more nodes' for a summary record's `nodes`."""
+    nodes = [str(n) for n in rec.detail.get("nodes") or []]
+    if len(nodes) <= shown:
+        return " and ".join([", ".join(nodes[:-1]), nodes[-1]] if len(nodes) > 1 else nodes)
+    return f"{', '.join(nodes[:shown])} and {len(nodes) - shown} more nodes"
 
 
 def _kept_reason(reader: _Reader, rec: Record) -> Reason | None:

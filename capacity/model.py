@@ -8,14 +8,18 @@ in `capacity.cluster`; a session clones them so that a cycle never mutates its i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntFlag
 from typing import Any
 
 from capacity.resources import Resource
 
 
-class TaskStatus(IntFlag):
-    """Volcano's task status bit flags (pkg/scheduler/api/types.go)."""
+class TaskStatus:
+    """Volcano's task status bit flags (pkg/scheduler/api/types.go).
+
+    Plain ints rather than an IntFlag: statuses are compared, or-ed and used as dict keys millions of
+    times a cycle, and enum arithmetic costs ten times int arithmetic. `TaskStatus.name(s)` gives the
+    name. Formatting is unchanged (an IntFlag formats as its integer too).
+    """
 
     PENDING = 1
     ALLOCATED = 2
@@ -28,15 +32,25 @@ class TaskStatus(IntFlag):
     FAILED = 256
     UNKNOWN = 512
 
+    @staticmethod
+    def name(status: int) -> str:
+        """The flag names in `status`, joined with '|' as IntFlag names combinations."""
+        names = [n for n, v in _STATUS_NAMES if status & v]
+        return "|".join(names) if names else str(status)
+
+
+_STATUS_NAMES = tuple((n, v) for n, v in vars(TaskStatus).items() if n.isupper())
 
 S = TaskStatus
 ALLOCATED_STATUSES = S.ALLOCATED | S.BINDING | S.BOUND | S.RUNNING
 SCHEDULED_STATUSES = S.RUNNING | S.BOUND | S.FAILED | S.SUCCEEDED
 COMPLETED_STATUSES = S.FAILED | S.SUCCEEDED
 PREEMPTABLE_STATUSES = S.BOUND | S.RUNNING
+READY_STATUSES = frozenset((S.BOUND, S.BINDING, S.RUNNING, S.ALLOCATED, S.SUCCEEDED))
+"""The statuses ready_task_num counts (job_info.go ReadyTaskNum)."""
 
 
-def is_allocated_status(status: TaskStatus) -> bool:
+def is_allocated_status(status: int) -> bool:
     """AllocatedStatus (helpers.go:80): Bound, Binding, Running, Allocated."""
     return bool(status & ALLOCATED_STATUSES)
 
@@ -79,7 +93,7 @@ class Task:
     )
 
     def __init__(self, uid: str, name: str, namespace: str, job: str, role: str, resreq: Resource,
-                 priority: int, preemptable: bool, node_name: str, status: TaskStatus,
+                 priority: int, preemptable: bool, node_name: str, status: int,
                  spec: PodSpec, sch_gated: bool = False, nominated_node: str = "") -> None:
         self.uid = uid
         self.name = name
@@ -97,7 +111,7 @@ class Task:
         self.sch_gated = sch_gated
         self.nominated_node = nominated_node
         self.eviction_occurred = False
-        self.last_transaction: tuple[TaskStatus, str] | None = None
+        self.last_transaction: tuple[int, str] | None = None
         self.key = f"{namespace}/{name}"
 
     def clone(self) -> Task:
@@ -123,7 +137,7 @@ class Task:
         return t
 
     def __repr__(self) -> str:
-        return f"Task({self.key}, {self.status.name}, node={self.node_name or '-'})"
+        return f"Task({self.key}, {TaskStatus.name(self.status)}, node={self.node_name or '-'})"
 
 
 class Job:
@@ -150,7 +164,12 @@ class Job:
         self.annotations = annotations
         self.priority_class_name = priority_class_name
         self.tasks: dict[str, Task] = {}
-        self.index: dict[TaskStatus, dict[str, Task]] = {}
+        self.index: dict[int, dict[str, Task]] = {}
+        # Kept in step with `index` by _index_add / _index_remove, so that the gang counters the job
+        # order reads on every heap comparison cost O(1): tasks indexed under READY_STATUSES, and
+        # best-effort tasks indexed under PENDING.
+        self.ready_num = 0
+        self.pending_best_effort_num = 0
         self.allocated = Resource.empty()
         self.total_request = Resource.empty()
         self.nodes_fit_errors: dict[str, Any] = {}
@@ -158,33 +177,57 @@ class Job:
         self.unschedulable_this_session = False
 
     # ---- task index --------------------------------------------------------------------
+    def _index_add(self, status: int, task: Task) -> None:
+        bucket = self.index.get(status)
+        if bucket is None:
+            bucket = self.index[status] = {}
+        old = bucket.get(task.uid)
+        if old is not None:
+            self._index_forget(status, old)
+        bucket[task.uid] = task
+        if status in READY_STATUSES:
+            self.ready_num += 1
+        elif status == S.PENDING and task.best_effort:
+            self.pending_best_effort_num += 1
+
+    def _index_remove(self, status: int, uid: str) -> None:
+        bucket = self.index.get(status)
+        if bucket is not None:
+            old = bucket.pop(uid, None)
+            if old is not None:
+                self._index_forget(status, old)
+
+    def _index_forget(self, status: int, task: Task) -> None:
+        if status in READY_STATUSES:
+            self.ready_num -= 1
+        elif status == S.PENDING and task.best_effort:
+            self.pending_best_effort_num -= 1
+
     def add_task(self, task: Task) -> None:
         self.tasks[task.uid] = task
-        self.index.setdefault(task.status, {})[task.uid] = task
+        self._index_add(task.status, task)
         self.total_request.add(task.resreq)
         if task.status & ALLOCATED_STATUSES:
             self.allocated.add(task.resreq)
 
-    def update_task_status(self, task: Task, status: TaskStatus) -> None:
+    def update_task_status(self, task: Task, status: int) -> None:
         """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks."""
         old = task.status
-        bucket = self.index.get(old)
-        if bucket is not None:
-            bucket.pop(task.uid, None)
+        self._index_remove(old, task.uid)
         was_alloc = bool(old & ALLOCATED_STATUSES)
         task.status = status
-        self.index.setdefault(status, {})[task.uid] = task
+        self._index_add(status, task)
         now_alloc = bool(status & ALLOCATED_STATUSES)
         if was_alloc and not now_alloc:
             self.allocated.sub(task.resreq)
         elif now_alloc and not was_alloc:
             self.allocated.add(task.resreq)
 
-    def count(self, status: TaskStatus) -> int:
+    def count(self, status: int) -> int:
         bucket = self.index.get(status)
         return len(bucket) if bucket else 0
 
-    def tasks_in(self, status: TaskStatus) -> list[Task]:
+    def tasks_in(self, status: int) -> list[Task]:
         bucket = self.index.get(status)
         return list(bucket.values()) if bucket else []
 
@@ -193,22 +236,19 @@ class Job:
         return self.min_resources if self.min_resources is not None else Resource.empty()
 
     def ready_task_num(self) -> int:
-        c = self.count
-        return c(S.BOUND) + c(S.BINDING) + c(S.RUNNING) + c(S.ALLOCATED) + c(S.SUCCEEDED)
+        """Bound + Binding + Running + Allocated + Succeeded (kept as a counter, see _index_add)."""
+        return self.ready_num
 
     def waiting_task_num(self) -> int:
         return self.count(S.PIPELINED)
 
     def pending_best_effort_task_num(self) -> int:
-        bucket = self.index.get(S.PENDING)
-        if not bucket:
-            return 0
-        return sum(1 for t in bucket.values() if t.best_effort)
+        return self.pending_best_effort_num
 
     def valid_task_num(self) -> int:
+        """Allocated + Binding + Bound + Running + Succeeded + Pipelined + Pending."""
         c = self.count
-        return (c(S.ALLOCATED) + c(S.BINDING) + c(S.BOUND) + c(S.RUNNING) + c(S.SUCCEEDED)
-                + c(S.PIPELINED) + c(S.PENDING))
+        return self.ready_num + c(S.PIPELINED) + c(S.PENDING)
 
     def scheduled_task_num(self) -> int:
         c = self.count
@@ -221,14 +261,13 @@ class Job:
         return sum(1 for t in bucket.values() if t.node_name)
 
     def is_ready(self) -> bool:
-        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+        return self.ready_num + self.pending_best_effort_num >= self.min_available
 
     def is_pipelined(self) -> bool:
-        return (self.waiting_task_num() + self.ready_task_num()
-                + self.pending_best_effort_task_num() >= self.min_available)
+        return self.waiting_task_num() + self.ready_num + self.pending_best_effort_num >= self.min_available
 
     def is_starving(self) -> bool:
-        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+        return self.waiting_task_num() + self.ready_num < self.min_available
 
     def is_pending(self) -> bool:
         return self.phase in (PodGroupPhase.PENDING, "")
@@ -238,7 +277,7 @@ class Job:
         return exceeded_part(self.allocated, self.min_resources_or_empty())
 
     # ---- role checks (job_info.go:1072-1175) --------------------------------------------
-    def _role_counts(self, statuses: TaskStatus, best_effort_pending: bool) -> dict[str, int]:
+    def _role_counts(self, statuses: int, best_effort_pending: bool) -> dict[str, int]:
         counts: dict[str, int] = {}
         for t in self.tasks.values():
             if t.status & statuses or (best_effort_pending and t.status == S.PENDING and t.best_effort):
@@ -248,17 +287,19 @@ class Job:
     def check_task_valid(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not any(n > 0 for n in self.task_min_available.values()):
+            return True  # all() over no role below
         counts = self._role_counts(S.PENDING | S.PIPELINED | ALLOCATED_STATUSES | S.SUCCEEDED, False)
         return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items() if n > 0)
 
     def check_task_ready(self) -> bool:
-        if self.min_available < self.task_min_available_total:
+        if self.min_available < self.task_min_available_total or not self.task_min_available:
             return True
         counts = self._role_counts(ALLOCATED_STATUSES | S.SUCCEEDED, True)
         return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items())
 
     def check_task_pipelined(self) -> bool:
-        if self.min_available < self.task_min_available_total:
+        if self.min_available < self.task_min_available_total or not self.task_min_available:
             return True
         counts = self._role_counts(ALLOCATED_STATUSES | S.SUCCEEDED | S.PIPELINED, True)
         return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items())

@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 ENABLED = True
 """Switch for the vectorised path; False runs the per-node reference code everywhere (tests)."""
 
+SMALL_UPDATE = 40
+"""A Placement update of at most this many nodes runs node by node in plain Python (numpy's per-call
+overhead dominates below that); both ways compute the same values (tests/unit/test_placement_paths.py)."""
+
 EXACT_LIMIT = float(2**44)
 """Request and allocatable values must be integers below this for vectorised scoring: sums of them are
 then exact in float64, so their order (the reference adds the mirror's pods one by one) cannot matter."""
@@ -121,8 +125,17 @@ class NodeFit:
         self.pods = np.zeros(n, dtype=np.int64)
         # Mirror request sums: kube-scheduler's non-zero cpu and memory (rows 0, 1 of nonzero) and the
         # raw cpu, memory and GPU requests (rows 0, 1, 2 of requested).
-        self.nonzero = np.zeros((2, n))
-        self.requested = np.zeros((3, n))
+        self.mirror_sums = np.zeros((5, n))  # the two tables in one, for one gather: nonzero then requested
+        self.nonzero = self.mirror_sums[:2]
+        self.requested = self.mirror_sums[2:]
+        # The same values as Python lists, for the node-by-node Placement update: per node its FutureIdle
+        # and Idle rows (plus the trailing 0.0 that row -1 reads), pod count, and the mirror sums
+        # (nonzero cpu, nonzero memory, cpu, memory, GPU).
+        self.fi_rows: list[list[float]] = [[] for _ in range(n)]
+        self.idle_rows: list[list[float]] = [[] for _ in range(n)]
+        self.max_tasks_list: list[int] = self.max_tasks.tolist()
+        self.pods_list: list[int] = [0] * n
+        self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
         self.exact = _all_integral(reqs + allocs)
         # Preemptable Bound/Running tasks (node clones) per node: a superset of any victim list.
         self.victims_total = np.zeros(n, dtype=np.int64)
@@ -132,7 +145,7 @@ class NodeFit:
         self.vsum_total: np.ndarray | None = None
         self.vsum_by_queue: dict[str, np.ndarray] = {}
         self.vsum_by_job: dict[str, dict[int, np.ndarray]] = {}
-        self._requests: dict[int, tuple[Resource, list[str], np.ndarray, np.ndarray]] = {}
+        self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
         self.dirty: set[int] = set(range(n))
         self.mirror_dirty: set[int] = set(range(n))  # nodes whose mirror sums must be added up again
         self.log: list[int] = []  # every refreshed node position, in order: what changed since version v
@@ -160,15 +173,26 @@ class NodeFit:
         if not self.exact:
             self.mirror_dirty.add(i)
             return
+        pods = self.pods_list[i]
+        nzc, nzm, c, m, g = self.sums[i]
         for t, sign in ((removed, -1), (added, 1)):
             if t is None:
                 continue
             r = t.resreq
             rc, rm = r.cpu, r.memory
-            self.pods[i] += sign
-            self.nonzero[:, i] += (sign * (rc if rc > 0 else DEFAULT_MILLI_CPU),
-                                   sign * (rm if rm > 0 else DEFAULT_MEMORY))
-            self.requested[:, i] += (sign * rc, sign * rm, sign * (r.scalars or {}).get(GPU, 0.0))
+            pods += sign
+            nzc += sign * (rc if rc > 0 else DEFAULT_MILLI_CPU)
+            nzm += sign * (rm if rm > 0 else DEFAULT_MEMORY)
+            c += sign * rc
+            m += sign * rm
+            g += sign * (r.scalars or {}).get(GPU, 0.0)
+        self._set_mirror_sums(i, pods, (nzc, nzm, c, m, g))
+
+    def _set_mirror_sums(self, i: int, pods: int, sums: tuple[float, float, float, float, float]) -> None:
+        self.pods_list[i] = pods
+        self.sums[i] = sums
+        self.pods[i] = pods
+        self.mirror_sums[:, i] = sums
 
     def _count_victim(self, i: int, clone: Task, sign: int) -> None:
         if not (clone.preemptable and clone.status & PREEMPTABLE_STATUSES):
@@ -254,28 +278,32 @@ class NodeFit:
             return
         nodes = self.nodes
         row = self._row
-        fi, idle, used, pods, nonzero, requested = (self.fi, self.idle, self.used, self.pods, self.nonzero,
-                                                    self.requested)
+        fi, idle, used = self.fi, self.idle, self.used
+        fi_rows, idle_rows = self.fi_rows, self.idle_rows
         if len(dirty) > 32:  # a whole NodeList at session start: one array per table
             idx = sorted(dirty)
             sel = [nodes[i] for i in idx]
-            idle_rows = [row(n.idle) for n in sel]
-            idle[:-1, idx] = np.array(idle_rows).T
-            fi[:-1, idx] = np.array([r if _settled(n) else row(n.future_idle())
-                                     for n, r in zip(sel, idle_rows, strict=True)]).T
+            idle_sel = [row(n.idle) for n in sel]
+            fi_sel = [r if _settled(n) else row(n.future_idle()) for n, r in zip(sel, idle_sel, strict=True)]
+            idle[:-1, idx] = np.array(idle_sel).T
+            fi[:-1, idx] = np.array(fi_sel).T
             used[:-1, idx] = np.array([row(n.used) for n in sel]).T
+            for i, ir, fr in zip(idx, idle_sel, fi_sel, strict=True):
+                idle_rows[i] = [*ir, 0.0]
+                fi_rows[i] = [*fr, 0.0]
         else:
+            state = self.state
             for i in dirty:
                 node = nodes[i]
                 idle_row = row(node.idle)
-                idle[:-1, i] = idle_row
-                fi[:-1, i] = idle_row if _settled(node) else row(node.future_idle())
-                used[:-1, i] = row(node.used)
+                fi_row = idle_row if _settled(node) else row(node.future_idle())
+                state[:, :-1, i] = (fi_row, idle_row, row(node.used))
+                idle_rows[i] = [*idle_row, 0.0]
+                fi_rows[i] = [*fi_row, 0.0]
         self.log.extend(dirty)
         dirty.clear()
         for i in self.mirror_dirty:
             mirror = nodes[i].mirror
-            pods[i] = len(mirror)
             nzc = nzm = c = m = g = 0.0
             for t in mirror.values():
                 r = t.resreq
@@ -288,26 +316,40 @@ class NodeFit:
                 s = r.scalars
                 if s:
                     g += s.get(GPU, 0.0)
-            nonzero[:, i] = (nzc, nzm)
-            requested[:, i] = (c, m, g)
+            self._set_mirror_sums(i, len(mirror), (nzc, nzm, c, m, g))
         self.mirror_dirty.clear()
 
     # ---- resource fit --------------------------------------------------------------------------
     def request(self, r: Resource) -> tuple[list[str], np.ndarray, np.ndarray]:
         """The dimensions `r.less_equal(·, ZERO)` compares, in its order: names, table rows, values."""
-        got = self._requests.get(id(r))
-        if got is not None and got[0] is r:
-            return got[1], got[2], got[3]
+        s = r.scalars
+        got = self._requests.get((r.cpu, r.memory, tuple(s.items()) if s else ()))
+        if got is None:
+            got = self._request(r)
+        return got[0], got[1], got[2]
+
+    def request_pairs(self, r: Resource) -> list[tuple[int, float]]:
+        """`request` as (row, value) pairs for one node's Python rows (fi_rows, idle_rows)."""
+        s = r.scalars
+        got = self._requests.get((r.cpu, r.memory, tuple(s.items()) if s else ()))
+        if got is None:
+            got = self._request(r)
+        return got[3]
+
+    def _request(self, r: Resource) -> tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]:
+        """`request`'s answer, kept per request value (names in the request's own scalar order)."""
         names = ["cpu", "memory"]
         vals = [r.cpu, r.memory]
         s = r.scalars
         if s:
             names.extend(s)
             vals.extend(s.values())
-        rows = np.array([self.col.get(k, -1) for k in names], dtype=np.intp)
+        cols = [self.col.get(k, -1) for k in names]
+        rows = np.array(cols, dtype=np.intp)
         values = np.array(vals)[:, None]
-        self._requests[id(r)] = (r, names, rows, values)
-        return names, rows, values
+        got = (names, rows, values, list(zip(cols, values[:, 0].tolist(), strict=True)))
+        self._requests[(r.cpu, r.memory, tuple(s.items()) if s else ())] = got
+        return got
 
     def fit(self, r: Resource, table: np.ndarray, idx: np.ndarray | None = None) -> tuple[np.ndarray, FitFailures]:
         """`r.less_equal(row, ZERO)` against every node's row of table (fi, idle, ...), or those in idx.
@@ -336,7 +378,9 @@ class NodeFit:
             if 2 * len(changed) >= self.n:
                 p.update(task, None)
             else:
-                p.update(task, np.array(sorted(set(changed)), dtype=np.intp))
+                nodes = sorted(set(changed))
+                if len(nodes) > SMALL_UPDATE or not p.update_nodes(task, nodes):
+                    p.update(task, np.array(nodes, dtype=np.intp))
         p.version = version
         return p
 
@@ -374,12 +418,15 @@ class Placement:
     the node is a candidate (FutureIdle fit and predicates), and its score in gradient G1 (fits Idle) or
     G2 (the other candidates), -inf elsewhere. Updated only for nodes that changed since last used."""
 
-    __slots__ = ("fit", "ssn", "version", "cand", "s1", "s2")
+    __slots__ = ("fit", "ssn", "version", "cand", "s1", "s2", "per_node")
 
     def __init__(self, fit: NodeFit, task: Task) -> None:
         self.fit = fit
         self.ssn = fit.ssn
         self.version = -1
+        # update_nodes' inputs, the same for every task of this kind: the request's (row, value) pairs, the
+        # plugins' per-node predicate and score functions; None until first needed, False if unavailable.
+        self.per_node: Any = None
         self.cand = np.zeros(fit.n, dtype=bool)
         self.s1 = np.full(fit.n, -np.inf)
         self.s2 = np.full(fit.n, -np.inf)
@@ -406,6 +453,62 @@ class Placement:
             self.cand[idx] = cand
             self.s1[idx] = s1
             self.s2[idx] = s2
+
+    def update_nodes(self, task: Task, idx: list[int]) -> bool:
+        """`update` for a few NodeList positions, node by node in plain Python with the plugins' per-node
+        forms (Session.node_fns): the same comparisons and arithmetic on the same values. False (nothing
+        done) when a plugin has no per-node form for this task."""
+        per_node = self.per_node
+        if per_node is None:
+            ssn = self.ssn
+            preds = ssn.node_fns("predicate", task)
+            scorers = ssn.node_fns("nodeOrder", task) if preds is not None else None
+            if preds is None or scorers is None:
+                per_node = self.per_node = False
+            else:
+                per_node = self.per_node = (self.fit.request_pairs(task.init_resreq), preds, scorers)
+        if per_node is False:
+            return False
+        req, preds, scorers = per_node  # type: ignore[misc]
+        fit = self.fit
+        fi_rows, idle_rows = fit.fi_rows, fit.idle_rows
+        cand, s1, s2 = self.cand, self.s1, self.s2
+        neg_eps = _NEG_EPS
+        ninf = -np.inf
+        for i in idx:
+            row = fi_rows[i]
+            ok = True
+            for k, v in req:
+                if not row[k] - v > neg_eps:
+                    ok = False
+                    break
+            if ok:
+                for passed in preds:
+                    if not passed(i):
+                        ok = False
+                        break
+            if not ok:
+                cand[i] = False
+                s1[i] = ninf
+                s2[i] = ninf
+                continue
+            score = 0.0
+            for scorer in scorers:
+                score += scorer(i)
+            row = idle_rows[i]
+            in_idle = True
+            for k, v in req:
+                if not row[k] - v > neg_eps:
+                    in_idle = False
+                    break
+            cand[i] = True
+            if in_idle:
+                s1[i] = score
+                s2[i] = ninf
+            else:
+                s1[i] = ninf
+                s2[i] = score
+        return True
 
 
 class FitFailures:

@@ -8,6 +8,7 @@ one place and cannot drift apart. With tracing off every call is a cheap no-op.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +42,7 @@ class Record:
     subject: str
     verdict: Any
     plugin: str = ""
-    reasons: list[Reason] = field(default_factory=list)
+    reasons: Sequence[Reason] = ()  # () when empty: one allocation less per record
     detail: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
@@ -81,21 +82,32 @@ class Trace:
         if self.enabled:
             self._pending.append(Reason(plugin, rule, text, values, quirk))
 
-    def take(self) -> list[Reason]:
+    def take(self) -> Sequence[Reason]:
         pending = self._pending
+        if not pending:
+            return ()
         self._pending = []
         return pending
 
     def vote(self, kind: str, subject: str, plugin: str, verdict: Any) -> None:
         """File an extension-point answer with the reasons the plugin gave for it."""
         if self.enabled:
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take()))
+            pending = self._pending
+            if pending:
+                self._pending = []
+            else:
+                pending = ()
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, pending))
 
     def event(self, kind: str, subject: str, verdict: Any = True, plugin: str = "", **detail: Any) -> None:
         """File an action outcome (bind, evict, pipeline, skip, phase ...) or a plugin's victim list."""
         if self.enabled:
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take(),
-                                       detail))
+            pending = self._pending
+            if pending:
+                self._pending = []
+            else:
+                pending = ()
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, pending, detail))
 
     def for_subject(self, subject: str) -> list[Record]:
         return [r for r in self.records if r.subject == subject]

@@ -14,6 +14,7 @@ from typing import Any
 
 from capacity.charts import describe
 from capacity.cluster import Cluster, PodObj
+from capacity.model import TaskStatus
 from capacity.resources import Resource, to_dict
 from capacity.trace import Record
 from ui.state import Step
@@ -57,7 +58,7 @@ def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
         pg = cluster.podgroups.get(job)
         rows.append({
             "pod": key, "job": job, "queue": pg.queue if pg else "", "phase": pod.phase,
-            "status": pod.task_status().name or "", "node": pod.node_name, "terminating": pod.deleting,
+            "status": TaskStatus.name(pod.task_status()), "node": pod.node_name, "terminating": pod.deleting,
             "request": _res(pod.resreq),
         })
     return rows

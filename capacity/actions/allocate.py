@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from capacity.fit_report import fit_report
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
@@ -32,7 +33,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
                                             dict[str, PriorityQueue[Task]]]:
     """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them."""
     has_enqueue = "enqueue" in ssn.conf.actions
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn)
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less())
     queued: set[str] = set()
     jobs_by_queue: dict[str, PriorityQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
@@ -48,7 +49,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
         queue = ssn.queues.get(job.queue)
         if queue is None:
             continue
-        tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
+        tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_less())
         for t in job.tasks_in(TaskStatus.PENDING):
             if t.sch_gated or t.best_effort:
                 continue
@@ -56,7 +57,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
         if tasks.empty():
             continue
         worksheets[job.uid] = tasks
-        jobs_by_queue.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
+        jobs_by_queue.setdefault(queue.name, PriorityQueue(ssn.job_less())).push(job)
         if queue.name not in queued:
             queued.add(queue.name)
             queues.push(queue)
@@ -66,23 +67,24 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
 def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queue: dict[str, PriorityQueue[Job]],
                     worksheets: dict[str, PriorityQueue[Task]]) -> None:
     """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
-    while not queues.empty():
+    trace = ssn.trace
+    while queues.items:
         queue = queues.pop()
         if ssn.overused(queue):
-            ssn.trace.event("queueOverused", queue.name, True)
+            trace.event("queueOverused", queue.name, True)
             continue
         jobs = jobs_by_queue.get(queue.name)
         if not jobs:
             continue
         job = jobs.pop()
-        if ssn.trace.enabled:
-            ssn.trace.event("allocateJob", job.uid, queue.name, priority=job.priority,
-                            ready=job.ready_task_num(), **ssn.describe_queue(queue))
+        if trace.enabled:
+            trace.event("allocateJob", job.uid, queue.name, priority=job.priority,
+                        ready=job.ready_task_num(), **ssn.describe_queue(queue))
         tasks = worksheets[job.uid]
         stmt = allocate_for_tasks(ssn, job, tasks, queue)
         if stmt is not None and ssn.job_ready(job):
             stmt.commit()
-            if not tasks.empty():
+            if tasks.items:
                 jobs.push(job)
         queues.push(queue)
 
@@ -90,15 +92,17 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queu
 def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue: QueueSpec) -> Statement | None:
     stmt = Statement(ssn)
     trace = ssn.trace
-    while not tasks.empty():
+    while tasks.items:
         task = tasks.pop()
         if not ssn.allocatable(queue, task):
-            trace.event("notAllocatable", task.key, False, queue=queue.name)
+            if trace.enabled:
+                trace.event("notAllocatable", task.key, False, queue=queue.name)
             continue
         if task.sch_gated:
             continue
-        if job.task_has_fit_errors(task):
-            trace.event("roleAlreadyFailed", task.key, False, role=task.role)
+        if job.nodes_fit_errors and job.task_has_fit_errors(task):
+            if trace.enabled:
+                trace.event("roleAlreadyFailed", task.key, False, role=task.role)
             continue
         err = ssn.pre_predicate(task)
         if err:
@@ -114,8 +118,8 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
         if not candidates:
             job.nodes_fit_errors[task.uid] = errors
             if trace.enabled:
-                trace.event("noFit", task.key, fit_summary(errors, len(ssn.node_list)), errors={
-                    k: str(v) for k, v in errors.items()})
+                verdict, texts = fit_report(errors, len(ssn.node_list))  # fit_summary and str() of each
+                trace.event("noFit", task.key, verdict, errors=texts)
             if job.need_continue_allocating():
                 continue
             break
@@ -133,7 +137,8 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
     if ssn.job_ready(job) or ssn.job_pipelined(job):
         return stmt
     stmt.discard()
-    trace.event("gangDiscard", job.uid, False, ready=job.ready_task_num(), minAvailable=job.min_available)
+    if trace.enabled:
+        trace.event("gangDiscard", job.uid, False, ready=job.ready_task_num(), minAvailable=job.min_available)
     return None
 
 

@@ -22,14 +22,14 @@ def execute(ssn: Session) -> None:
         if not valid or job.queue not in ssn.queues:
             continue
         by_queue.setdefault(job.queue, []).append(job)
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn, [ssn.queues[q] for q in by_queue])
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less(), [ssn.queues[q] for q in by_queue])
     ordered: list[Task] = []
     while not queues.empty():
         queue = queues.pop()
-        jobs: PriorityQueue[Job] = PriorityQueue(ssn.job_order_fn, by_queue[queue.name])
+        jobs: PriorityQueue[Job] = PriorityQueue(ssn.job_less(), by_queue[queue.name])
         while not jobs.empty():
             job = jobs.pop()
-            tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
+            tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_less())
             for t in job.tasks_in(TaskStatus.PENDING):
                 if t.best_effort and not t.sch_gated:
                     tasks.push(t)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from capacity.framework.heap import PriorityQueue
+from operator import is_
+
+from capacity.framework.heap import PriorityQueue, memoized
 from capacity.framework.session import Session
 from capacity.model import Job, PodGroupPhase, QueueSpec
 
 
 def execute(ssn: Session) -> None:
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn)
+    # No allocation happens here, so queue shares (what queue orders read) stay put, and the queue heap,
+    # popped and pushed once per job, can answer each comparison of two queues once (heap.memoized).
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(memoized(ssn.queue_less()))
+    job_less = ssn.job_less()
     seen: set[str] = set()
     pending: dict[str, PriorityQueue[Job]] = {}
     for job in ssn.jobs.values():
@@ -19,18 +24,32 @@ def execute(ssn: Session) -> None:
             seen.add(queue.name)
             queues.push(queue)
         if job.is_pending():
-            pending.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
-    while not queues.empty():
+            pending.setdefault(queue.name, PriorityQueue(job_less)).push(job)
+    items = queues.items
+    while items:
+        before = items[:]
         queue = queues.pop()
         jobs = pending.get(queue.name)
         if not jobs:
             continue
-        job = jobs.pop()
-        if job.min_resources is None or ssn.job_enqueueable(job):
-            ssn.job_enqueued(job)
-            job.phase = PodGroupPhase.INQUEUE
-            ssn.trace.event("enqueue", job.uid, True, queue=queue.name,
-                            why="no minResources" if job.min_resources is None else "admitted by plugins")
-        else:
-            ssn.trace.event("enqueue", job.uid, False, queue=queue.name)
+        _try_enqueue(ssn, queue, jobs.pop())
         queues.push(queue)
+        if len(items) == len(before) and all(map(is_, items, before)):
+            # Popping this queue and pushing it back left the heap as it was: with an order that cannot
+            # change here (memoized), every further turn would pop it again and leave the heap so, until
+            # its jobs run out; then the turn that finds none pops it for good.
+            while jobs:
+                _try_enqueue(ssn, queue, jobs.pop())
+            queues.pop()
+
+
+def _try_enqueue(ssn: Session, queue: QueueSpec, job: Job) -> None:
+    trace = ssn.trace
+    if job.min_resources is None or ssn.job_enqueueable(job):
+        ssn.job_enqueued(job)
+        job.phase = PodGroupPhase.INQUEUE
+        if trace.enabled:
+            trace.event("enqueue", job.uid, True, queue=queue.name,
+                        why="no minResources" if job.min_resources is None else "admitted by plugins")
+    elif trace.enabled:
+        trace.event("enqueue", job.uid, False, queue=queue.name)

@@ -19,6 +19,7 @@ import numpy as np
 
 from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
 from capacity.actions.reclaim import validate_victims
+from capacity.actions.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
 from capacity.conf import get_bool, get_int
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, FitError, Session
@@ -29,19 +30,17 @@ from capacity.resources import ZERO, Resource
 
 
 class VictimFilter:
-    """A phase's victim filter, plus where on the NodeList its candidates can be at all and how much
-    they request at most (NodeFit's index of preemptable Bound/Running tasks: a superset)."""
+    """A phase's victim filter, plus the same filter over a VictimTable's rows (for all nodes at once)."""
 
-    __slots__ = ("keep", "possible", "sums")
+    __slots__ = ("keep", "rows")
 
-    def __init__(self, keep: Callable[[Task], bool], possible: Callable[[NodeFit], np.ndarray],
-                 sums: Callable[[NodeFit], np.ndarray]) -> None:
+    def __init__(self, keep: Callable[[Task], bool], rows: Callable[[Session, VictimTable], np.ndarray]) -> None:
         self.keep = keep
-        self.possible = possible
-        self.sums = sums
+        self.rows = rows
 
     def __call__(self, t: Task) -> bool:
         return self.keep(t)
+
 
 ACTION = "preempt"
 TOPOLOGY_KEY = "enableTopologyAwarePreemption"
@@ -183,16 +182,14 @@ def other_jobs_filter(ssn: Session, preemptor: Task, job: Job) -> VictimFilter:
             return False
         vjob = ssn.jobs.get(t.job)
         return vjob is not None and vjob.queue == job.queue and t.job != preemptor.job
-    return VictimFilter(keep, lambda fit: fit.victims_in_queue_other_jobs(job.queue, preemptor.job) > 0,
-                        lambda fit: fit.victim_sums_in_queue_other_jobs(job.queue, preemptor.job))
+    return VictimFilter(keep, lambda ssn, table: table.preemptees(ssn, preemptor, job.queue, preemptor.job))
 
 
 def own_job_filter(preemptor: Task) -> VictimFilter:
     """Phase B candidates: Bound/Running, BestEffort rule, preemptable, the preemptor's own job."""
     def keep(t: Task) -> bool:
         return _basic_victim(preemptor, t) and t.job == preemptor.job
-    return VictimFilter(keep, lambda fit: fit.victims_of_job(preemptor.job) > 0,
-                        lambda fit: fit.victim_sums_of_job(preemptor.job))
+    return VictimFilter(keep, lambda ssn, table: table.preemptees(ssn, preemptor, None, preemptor.job))
 
 
 def _basic_victim(preemptor: Task, t: Task) -> bool:
@@ -229,16 +226,56 @@ def preempt(run: PreemptRun, stmt: Statement, task: Task, keep: VictimFilter) ->
     def candidates_on(node: Node) -> list[Task]:
         return node_preemptees(ssn, node, task, keep)
 
-    # With tracing off, nodes where no victim set can validate are passed over unvisited, as are, in
-    # the dry run, nodes without candidates; with tracing on every node is visited to record why not.
-    fit = ssn.node_fit() if not ssn.trace.enabled else None
-    hint: tuple[np.ndarray, np.ndarray] | None = None
-    if fit is not None and fit.exact and isinstance(keep, VictimFilter):
-        hint = keep.possible(fit), fit.fit(task.init_resreq, fit.bound(keep.sums(fit)))[0]
+    bound = NodeBound(ssn, task, nodes, keep)
     if run.opts.topology_aware:
-        usable = hint[0] & hint[1] if hint is not None else None
-        return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits, usable)
-    return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on, hint)
+        return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits, bound)
+    return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on, bound)
+
+
+class NodeBound:
+    """Which nodes a preemptor's attempt passes over (victim_bound): where it does not fit FutureIdle even
+    with every candidate gone (with tracing off: every candidate the preemptable plugins could allow).
+    With NodeFit (`plan`) for all nodes at once, with `has` telling the nodes without any candidate;
+    else node by node (`has` None)."""
+
+    __slots__ = ("ssn", "task", "keep", "possible", "exact", "has", "room")
+
+    def __init__(self, ssn: Session, task: Task, nodes: list[Node], keep: Callable[[Task], bool]) -> None:
+        self.ssn = ssn
+        self.task = task
+        self.keep = keep
+        self.possible = bound_for(ssn, "preemptable", task)
+        self.exact = ssn.victim_bound_exact()
+        self.has: np.ndarray | None = None
+        self.room: np.ndarray | None = None
+        fit = ssn.node_fit()
+        if fit is None or not fit.exact or not self.exact or not isinstance(keep, VictimFilter):
+            return
+        idx = getattr(nodes, "idx", None)
+        if idx is None:
+            idx = np.array([n.index for n in nodes], dtype=np.intp)
+        among = np.zeros(fit.n, dtype=bool)
+        among[idx] = True
+        table = victim_table(ssn, fit)
+        self.has, self.room = table.plan(task, keep.rows(ssn, table), among, self.possible)
+
+    def passes(self, node: Node) -> bool:
+        """False: no victim set on the node validates (ValidateVictims), so it is passed over."""
+        if self.room is not None:
+            return bool(self.room[node.index])
+        if not self.exact:
+            return True
+        candidates = [t for t in _node_tasks(self.ssn, node) if self.keep(t)]
+        return not room_bound_fails(self.task, node, candidates, self.possible)
+
+
+def _node_tasks(ssn: Session, node: Node) -> list[Task]:
+    out = []
+    for nt in node.tasks.values():
+        t = ssn.all_tasks.get(nt.uid)
+        if t is not None:
+            out.append(t)
+    return out
 
 
 def ineligible_reason(ssn: Session, task: Task) -> str:
@@ -339,52 +376,64 @@ def num_feasible_nodes_to_find(n: int) -> int:
 
 def node_preemptees(ssn: Session, node: Node, preemptor: Task, keep: VictimFilter) -> list[Task]:
     """The node's tasks that pass the phase's filter, as session tasks, in victim order (not map order)."""
-    out: list[Task] = []
-    for nt in node.tasks.values():
-        t = ssn.all_tasks.get(nt.uid)
-        if t is not None and keep(t):
-            out.append(t)
-    return ssn.victims_in_order(out, preemptor)
+    return ssn.victims_in_order([t for t in _node_tasks(ssn, node) if keep(t)], preemptor)
 
 
 # ---- normal preemption -------------------------------------------------------------------------------
 
 def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
-                   candidates_on: Callable[[Node], list[Task]],
-                   hint: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
+                   candidates_on: Callable[[Node], list[Task]], bound: NodeBound | None = None) -> bool:
     """normalPreempt: nodes by score, evict victims in victim order until the task fits, else roll back.
 
-    `hint` (tracing off only): NodeList masks of the nodes that may hold candidates, and of those where
-    the task fits FutureIdle plus every possible candidate. Outside the second no victim set validates:
-    those nodes are skipped. A node outside the first has no victims, so it matters only if the task fits
-    it as it is, and then only if the queue is Allocatable, which cannot change while nothing else
-    changes: that is asked once, not per node.
+    Nodes that `bound` passes over are skipped (one record names them all, in NodeList order). With
+    NodeFit, a node without candidates matters only if the task fits it as it is, and then only if the
+    queue is Allocatable, which cannot change while nothing else changes: with tracing off that is asked
+    once, not per node (with tracing on such nodes are visited, to record why not).
     """
+    skipped = Skipped(ssn)
+    room = bound.room if bound is not None else None
+    if room is not None and bound is not None and bound.has is not None:
+        idx = getattr(nodes, "idx", None)
+        if idx is not None and not room[idx].any():  # no node to visit: no need to order them
+            skipped.extend([ssn.node_list[i].name for i in np.sort(idx).tolist()])
+            _file(ssn, skipped, task)
+            return False
     ordered = nodes_by_score(ssn, task, nodes)
-    skip: list[bool] | None = None
-    if hint is not None and isinstance(ordered, CandidateList):
-        possible, viable = hint[0][ordered.idx], hint[1][ordered.idx]
-        skip = (~viable).tolist()
-        bare = (viable & ~possible).tolist()
-        allocatable: bool | None = None
-    for k, node in enumerate(ordered):
-        if skip is not None:
-            if skip[k]:
+    shortcut: list[bool] | None = None
+    if room is not None and bound is not None and bound.has is not None and not ssn.trace.enabled:
+        shortcut = (room & ~bound.has).tolist()
+    allocatable: bool | None = None
+    for node in ordered:
+        if bound is not None and not bound.passes(node):
+            skipped.add(node)
+            continue
+        if shortcut is not None and shortcut[node.index]:
+            if allocatable is None:
+                allocatable = ssn.allocatable(queue, task)
+            if not allocatable:
                 continue
-            if bare[k]:
-                if allocatable is None:
-                    allocatable = ssn.allocatable(queue, task)
-                if not allocatable:
-                    continue
         victims = ssn.preemptable(task, candidates_on(node)) or []
         if not validate_victims(task, node, victims):
-            ssn.trace.event("preemptNoVictims", task.key, node.name, victims=[v.key for v in victims],
-                            why="the task does not fit FutureIdle even with every allowed victim gone")
+            if ssn.trace.enabled:
+                ssn.trace.event("preemptNoVictims", task.key, node.name, victims=[v.key for v in victims],
+                                why=NO_VICTIMS)
             continue
         if try_node(ssn, stmt, task, queue, node, victims):
+            _file(ssn, skipped, task)
             return True
         allocatable = None  # a rolled-back attempt: ask again rather than trust float round trips
+    _file(ssn, skipped, task)
     return False
+
+
+NO_VICTIMS = "the task does not fit FutureIdle even with every allowed victim gone"
+
+
+def _file(ssn: Session, skipped: Skipped, task: Task) -> None:
+    if skipped.names:
+        pos = {n.name: i for i, n in enumerate(ssn.node_list)} if len(skipped.names) > 1 else {}
+        skipped.names.sort(key=lambda name: pos.get(name, 0))
+    skipped.file(ssn, "preemptNoVictims", task, NO_VICTIMS)
 
 
 def nodes_by_score(ssn: Session, task: Task, nodes: list[Node]) -> list[Node]:

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from capacity.actions.reclaim import validate_victims
+from capacity.actions.victim_bound import Skipped
 from capacity.framework.session import FitError, Session
 from capacity.framework.statement import Statement
 from capacity.model import Node, QueueSpec, Task
@@ -67,9 +68,9 @@ def pod_priority(task: Task) -> int:
 
 def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
                            candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
-                           possible: Any = None) -> bool:
+                           bound: Any = None) -> bool:
     """topologyAwarePreempt: dry-run the nodes, choose one candidate, evict its victims, pipeline there."""
-    candidates = find_candidates(ssn, task, queue, nodes, candidates_on, limits, possible)
+    candidates = find_candidates(ssn, task, queue, nodes, candidates_on, limits, bound)
     if not candidates:
         ssn.trace.event("preemptNoCandidates", task.key, False, nodes=[n.name for n in nodes])
         return False
@@ -86,12 +87,12 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: Que
 
 def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node],
                     candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
-                    possible: Any = None) -> list[Candidate]:
+                    bound: Any = None) -> list[Candidate]:
     """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim.
 
-    `possible` (a NodeList mask, given with tracing off) marks the nodes that may hold candidates and
-    where the task fits FutureIdle plus all of them; any other node is always rejected (no victims, or
-    none that validate), which only the trace would tell, so it is not visited.
+    Nodes that `bound` (preempt.NodeBound) passes over, where no victim set validates, are rejected
+    without a dry run, all in one record. With tracing off so are, silently, nodes `bound` knows to hold
+    no candidate at all: their dry run finds no victim.
     """
     if not nodes:
         return []
@@ -101,9 +102,14 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node
                     note="Volcano starts the dry run at a random node offset with parallel workers; "
                          "Capacity Lab starts at offset 0 and visits nodes in predicate order")
     found: list[Candidate] = []
+    skipped = Skipped(ssn)
+    empty = bound.has if bound is not None and not ssn.trace.enabled else None
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
-        if possible is not None and not possible[node.index]:
+        if bound is not None and not bound.passes(node):
+            skipped.add(node)
+            continue
+        if empty is not None and not empty[node.index]:
             continue
         victims, why = select_victims_on_node(ssn, task, queue, node, candidates_on(node))
         if not victims:
@@ -113,7 +119,11 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node
         found.append(Candidate(node, victims))
         if len(found) >= wanted:
             break
+    skipped.file(ssn, "preemptNodeRejected", task, NO_VALIDATED_VICTIMS)
     return found
+
+
+NO_VALIDATED_VICTIMS = "no validated victims: the preemptor does not fit even if every victim goes"
 
 
 def select_victims_on_node(ssn: Session, task: Task, queue: QueueSpec, node: Node,
@@ -124,7 +134,7 @@ def select_victims_on_node(ssn: Session, task: Task, queue: QueueSpec, node: Nod
     """
     all_victims = ssn.preemptable(task, candidates) or []
     if not validate_victims(task, node, all_victims):
-        return [], "no validated victims: the preemptor does not fit even if every victim goes"
+        return [], NO_VALIDATED_VICTIMS
     sim = Simulation(ssn, node)
     try:
         potential: list[Task] = []

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from capacity.actions.victim_bound import Skipped, bound_for, room_bound_fails, victim_table
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
@@ -73,67 +74,110 @@ def execute(ssn: Session) -> None:
 
 
 def reclaim_for_task(ssn: Session, stmt: Statement, task: Task, job: Job) -> bool:
+    """The node loop of reclaim.go for one task: the first node where the victims make room wins.
+
+    Nodes without reclaimees are passed over silently, as in Volcano; nodes where the task does not fit
+    FutureIdle even if every reclaimee left (with tracing off: every reclaimee the plugins could allow;
+    see victim_bound) are passed over too, with one record for all of them.
+    """
     fit_errors = job.nodes_fit_errors.get(task.uid) or {}
-    candidates = _candidate_nodes(ssn, task, job, fit_errors)
-    if candidates is None:
+    possible = bound_for(ssn, "reclaimable", task)
+    skipped = Skipped(ssn)
+    plan = _fast_plan(ssn, task, job, fit_errors, possible)
+    if plan is None:
+        exact = ssn.victim_bound_exact()
         nodes = [n for n in ssn.node_list
                  if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
-        candidates = [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]
-    for node in candidates:
-        reclaimees: list[Task] = []
-        for nt in node.tasks.values():
-            t = ssn.all_tasks.get(nt.uid)
-            if t is None or t.status != TaskStatus.RUNNING or not t.preemptable:
+        for node in [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]:
+            reclaimees = _reclaimees(ssn, node, job)
+            if not reclaimees:
                 continue
-            vjob = ssn.jobs.get(t.job)
-            if vjob is None or vjob.queue == job.queue:
+            if exact and room_bound_fails(task, node, reclaimees, possible):
+                skipped.add(node)
                 continue
-            vqueue = ssn.queues.get(vjob.queue)
-            if vqueue is None or not vqueue.reclaimable:
-                continue
-            reclaimees.append(t)
-        if not reclaimees:
-            continue
-        reclaimees = ssn.victims_in_order(reclaimees, task)
-        victims = ssn.reclaimable(task, reclaimees) or []
-        if not validate_victims(task, node, victims):
-            ssn.trace.event("victimsInsufficient", task.key, node.name, victims=[v.key for v in victims])
-            continue
-        avail = node.future_idle()
-        node_stmt = Statement(ssn)
-        evicted = False
-        for v in ssn.victims_in_order(victims, task):
-            if task.init_resreq.less_equal(avail, ZERO):
-                break
-            node_stmt.evict(v, "reclaim")
-            avail.add(v.resreq)
-            evicted = True
-        if not task.init_resreq.less_equal(avail, ZERO):
-            node_stmt.discard()
-            continue
-        node_stmt.pipeline(task, node.name, evicted)
-        stmt.merge(node_stmt)
-        return True
+            if _reclaim_on(ssn, stmt, task, node, reclaimees):
+                _file(ssn, skipped, task)
+                return True
+        _file(ssn, skipped, task)
+        return False
+    visit, passed = plan
+    for i in visit.tolist():
+        node = ssn.node_list[i]
+        if _reclaim_on(ssn, stmt, task, node, _reclaimees(ssn, node, job)):
+            skipped.extend([ssn.node_list[k].name for k in passed[passed < i].tolist()])
+            _file(ssn, skipped, task)
+            return True
+    skipped.extend([ssn.node_list[k].name for k in passed.tolist()])
+    _file(ssn, skipped, task)
     return False
 
 
-def _candidate_nodes(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any]) -> list[Node] | None:
-    """The nodes the loop above visits, with NodeFit: not unresolvable, passing PredicateForPreemptAction,
-    and holding a preemptable Bound/Running task of another queue (elsewhere the reclaimee list is empty
-    and the node is passed over without a trace). With tracing off also only nodes where the task fits
-    FutureIdle plus all those tasks' requests: elsewhere no victim set validates, and the node is passed
-    over with only a trace record. None: use the per-node reference."""
+def _file(ssn: Session, skipped: Skipped, task: Task) -> None:
+    skipped.file(ssn, "victimsInsufficient", task, "the task does not fit FutureIdle even if every running "
+                 "preemptable pod of other queues there left")
+
+
+def _reclaimees(ssn: Session, node: Node, job: Job) -> list[Task]:
+    """The node's Running, preemptable tasks of other, reclaimable queues (session tasks, node order)."""
+    reclaimees: list[Task] = []
+    for nt in node.tasks.values():
+        t = ssn.all_tasks.get(nt.uid)
+        if t is None or t.status != TaskStatus.RUNNING or not t.preemptable:
+            continue
+        vjob = ssn.jobs.get(t.job)
+        if vjob is None or vjob.queue == job.queue:
+            continue
+        vqueue = ssn.queues.get(vjob.queue)
+        if vqueue is None or not vqueue.reclaimable:
+            continue
+        reclaimees.append(t)
+    return reclaimees
+
+
+def _reclaim_on(ssn: Session, stmt: Statement, task: Task, node: Node, reclaimees: list[Task]) -> bool:
+    """One node: the plugins' victims, ValidateVictims, then evict in victim order until the task fits."""
+    reclaimees = ssn.victims_in_order(reclaimees, task)
+    victims = ssn.reclaimable(task, reclaimees) or []
+    if not validate_victims(task, node, victims):
+        if ssn.trace.enabled:
+            ssn.trace.event("victimsInsufficient", task.key, node.name, victims=[v.key for v in victims])
+        return False
+    avail = node.future_idle()
+    node_stmt = Statement(ssn)
+    evicted = False
+    for v in ssn.victims_in_order(victims, task):
+        if task.init_resreq.less_equal(avail, ZERO):
+            break
+        node_stmt.evict(v, "reclaim")
+        avail.add(v.resreq)
+        evicted = True
+    if not task.init_resreq.less_equal(avail, ZERO):
+        node_stmt.discard()
+        return False
+    node_stmt.pipeline(task, node.name, evicted)
+    stmt.merge(node_stmt)
+    return True
+
+
+def _fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any],
+               possible: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """The reference loop's node choices with NodeFit, or None to run the reference loop.
+
+    Among the nodes not unresolvable and passing PredicateForPreemptAction, in NodeList order: the
+    positions to visit (holding reclaimees, and room on the bound) and those passed over on the bound.
+    """
     fit = ssn.node_fit()
-    if fit is None:
+    if fit is None or not fit.exact or not ssn.victim_bound_exact():
         return None
     keep = ~unresolvable_mask(fit, fit_errors)
     pv = ssn.predicate_vector(task, keep)
     if pv is None:
         return None
-    keep &= ~pv.unresolvable & (fit.victims_outside_queue(job.queue) > 0)
-    if fit.exact and not ssn.trace.enabled and keep.any():
-        keep &= fit.fit(task.init_resreq, fit.bound(fit.victim_sums_outside_queue(job.queue)))[0]
-    return [ssn.node_list[i] for i in np.flatnonzero(keep).tolist()]
+    keep &= ~pv.unresolvable
+    table = victim_table(ssn, fit)
+    has, room = table.plan(task, table.reclaimees(ssn, job.queue), keep, possible)
+    has &= keep
+    return np.flatnonzero(has & room), np.flatnonzero(has & ~room)
 
 
 def validate_victims(task: Task, node, victims: list[Task]) -> bool:  # noqa: ANN001

@@ -66,3 +66,23 @@ class PriorityQueue(Generic[T]):
         q: PriorityQueue[T] = PriorityQueue(self.less)
         q.items = list(self.items)
         return q
+
+
+def memoized(less: Callable[[T, T], bool]) -> Callable[[T, T], bool]:
+    """`less` answering each ordered pair of items once, from then on from memory.
+
+    For a heap whose order cannot change while it is in use (enqueue's queues: queue orders read
+    shares, which only allocations move): Go's heap then makes the same comparisons with the same
+    answers, so items pop in the same order. Items are told apart by their `name`, which must be unique
+    among them (queues). Worth it only where the same pairs meet again and again.
+    """
+    memo: dict[tuple[str, str], bool] = {}
+
+    def cached(l: T, r: T) -> bool:
+        key = (l.name, r.name)  # type: ignore[attr-defined]
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = less(l, r)
+        return got
+
+    return cached

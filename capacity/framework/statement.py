@@ -64,7 +64,8 @@ class Statement:
         ssn.nodes[node_name].add_task(task)
         ssn.fire_allocate(task)
         self.operations.append(Operation(PIPELINE, task))
-        ssn.trace.event("pipeline", task.key, node_name, job=task.job, evictionOccurred=eviction_occurred)
+        if ssn.trace.enabled:
+            ssn.trace.event("pipeline", task.key, node_name, job=task.job, evictionOccurred=eviction_occurred)
 
     def _unpipeline(self, task: Task) -> None:
         self.ssn.return_to_pending(task)
@@ -77,7 +78,8 @@ class Statement:
         node.add_task(task)
         ssn.fire_allocate(task)
         self.operations.append(Operation(ALLOCATE, task))
-        ssn.trace.event("allocate", task.key, node.name, job=task.job)
+        if ssn.trace.enabled:
+            ssn.trace.event("allocate", task.key, node.name, job=task.job)
 
     def _unallocate(self, task: Task) -> None:
         self.ssn.return_to_pending(task)

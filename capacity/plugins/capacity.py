@@ -15,6 +15,7 @@ from capacity.plugins.base import Plugin
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
+    MIN_RESOURCE,
     SCALAR_INFINITY,
     ZERO,
     Resource,
@@ -23,7 +24,6 @@ from capacity.resources import (
     intersection_with_ignored_scalar_resources,
     is_scalar_resource_name,
     res_max,
-    share,
 )
 
 ROOT = "root"
@@ -71,10 +71,26 @@ def update_share(attr: QueueAttr) -> None:
     if d.is_empty():
         attr.share = 1.0
         return
+    # max(share(allocated[n], deserved[n]) for n in deserved.resource_names()), from 0, spelled out: those
+    # names are the dimensions >= MIN_RESOURCE (0.1), so share() is a plain division there.
     res = 0.0
     a = attr.allocated
-    for n in d.resource_names():
-        res = max(res, share(a.get(n), d.get(n)))
+    if d.cpu >= MIN_RESOURCE:
+        v = a.cpu / d.cpu
+        if v > res:
+            res = v
+    if d.memory >= MIN_RESOURCE:
+        v = a.memory / d.memory
+        if v > res:
+            res = v
+    ds = d.scalars
+    if ds:
+        have = a.scalars or {}
+        for k, dv in ds.items():
+            if dv >= MIN_RESOURCE:
+                v = have.get(k, 0.0) / dv
+                if v > res:
+                    res = v
     attr.share = res
 
 
@@ -215,6 +231,7 @@ class CapacityPlugin(Plugin):
         self.ssn = ssn
         self.trace = ssn.trace
         self.attrs: dict[str, QueueAttr] = {}
+        self._order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]] = {}
         self.hierarchy = ssn.hierarchy_enabled(self.name)
         level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
         if warn:
@@ -232,6 +249,7 @@ class CapacityPlugin(Plugin):
             self._build_flat()
             ssn.add_fn("queueOrder", self.name, self.queue_order)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
+        ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
         ssn.add_fn("allocatable", self.name, self.allocatable)
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
@@ -279,8 +297,8 @@ class CapacityPlugin(Plugin):
                                    "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
             before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
             accumulate_job(attr, job)
-            deltas = (attr.allocated.clone().add(_neg(before[0])), attr.request.clone().add(_neg(before[1])),
-                      attr.inqueue.clone().add(_neg(before[2])), attr.elastic.clone().add(_neg(before[3])))
+            deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
+                      _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
             for anc in attr.ancestors:
                 anc.allocated.add(deltas[0])
                 anc.request.add(deltas[1])
@@ -352,6 +370,45 @@ class CapacityPlugin(Plugin):
 
     # ---- order ---------------------------------------------------------------------------------
     def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
+        """`_queue_order` with what does not change within a session (which attributes' shares are
+        compared, and their deserved-emptiness tie-break) kept per pair of queues: only the shares are
+        read live."""
+        lp = l.priority
+        rp = r.priority
+        if lp != rp:
+            return -1 if lp > rp else 1
+        pair = self._order_pairs.get((l.name, r.name))
+        if pair is None:
+            pair = self._order_pairs[(l.name, r.name)] = self._order_pair(l, r)
+        if pair.__class__ is int:
+            return pair
+        lq, rq, tie = pair
+        ls = lq.share
+        rs = rq.share
+        if ls == rs:
+            return tie
+        return -1 if ls < rs else 1
+
+    def _order_pair(self, l: QueueSpec, r: QueueSpec) -> int | tuple[QueueAttr, QueueAttr, int]:
+        """What `_queue_order` compares for l and r past priority: a fixed answer, or the two
+        attributes whose shares decide and compare_share's answer when those shares are equal."""
+        la = self.attrs.get(l.name)
+        ra = self.attrs.get(r.name)
+        if la is None or ra is None:
+            return 0
+        if self.hierarchy:
+            lleaf, rleaf = not la.children, not ra.children
+            if lleaf != rleaf:
+                return -1 if lleaf else 1
+            if lleaf:
+                level = queue_level(la, ra)
+                la = la.ancestors[level + 1] if level + 1 < len(la.ancestors) else la
+                ra = ra.ancestors[level + 1] if level + 1 < len(ra.ancestors) else ra
+        le, re_ = la.deserved.is_empty(), ra.deserved.is_empty()
+        return la, ra, -1 if not le and re_ else 1 if le and not re_ else 0
+
+    def _queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
+        """capacity.go's queue order as written (the reference for `queue_order`)."""
         if l.priority != r.priority:
             return -1 if l.priority > r.priority else 1
         la = self.attrs.get(l.name)
@@ -419,6 +476,8 @@ class CapacityPlugin(Plugin):
         path = [attr] if self.ssn.options.leaf_only_allocatable else self._path(attr)
         req = task.resreq
         for a in path:
+            if fits_after_adding(a.allocated, req, a.real_capability):
+                continue
             future = a.allocated.clone().add(req)
             ok, failed = future.less_equal_with_dimension_and_resources_name(a.real_capability, req)
             if not ok:
@@ -448,12 +507,13 @@ class CapacityPlugin(Plugin):
             self.trace.because(self.name, "noMinResources", "the job sets no minResources")
             return PERMIT
         min_req = job.min_resources
+        traced = self.trace.enabled
         levels: list[str] = []
         for a in self._path(attr):
             r = min_req.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
-                if self.trace.enabled:
+                if traced:
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
@@ -462,9 +522,11 @@ class CapacityPlugin(Plugin):
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
                 return REJECT
-            levels.append(a.path())
-        self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic fit "
-                           f"the realCapability at every level: {', '.join(levels)}", levels=levels)
+            if traced:
+                levels.append(a.path())
+        if traced:
+            self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic "
+                               f"fit the realCapability at every level: {', '.join(levels)}", levels=levels)
         return PERMIT
 
     def job_enqueued(self, job: Job) -> None:
@@ -544,16 +606,18 @@ class CapacityPlugin(Plugin):
             if attr is None:
                 continue
             if not intersection_with_ignored_scalar_resources(t.resreq, reclaimer.init_resreq):
-                trace.because(self.name, "noSharedDimension", f"{t.key} kept: it uses no resource "
-                              f"{reclaimer.key} requests", task=t.key)
+                if trace.enabled:
+                    trace.because(self.name, "noSharedDimension", f"{t.key} kept: it uses no resource "
+                                  f"{reclaimer.key} requests", task=t.key)
                 continue
             allocated = allocations.get(attr.name)
             if allocated is None:
                 allocated = allocations[attr.name] = attr.allocated.clone()
             left = allocated.clone().sub_without_assert(t.resreq)
             if not attr.guarantee.less_equal(left, ZERO):
-                trace.because(self.name, "guarantee", f"{t.key} kept: queue {attr.name} would fall below "
-                              "its guarantee", task=t.key, queue=attr.name)
+                if trace.enabled:
+                    trace.because(self.name, "guarantee", f"{t.key} kept: queue {attr.name} would fall below "
+                                  "its guarantee", task=t.key, queue=attr.name)
                 continue
             immediate = not intersection(t.resreq, attr.deserved)
             if immediate:
@@ -565,8 +629,9 @@ class CapacityPlugin(Plugin):
             else:
                 over, dims = allocated.greater_partly_with_relevant_dimensions(attr.deserved, t.resreq)
                 if not over:
-                    trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is not above "
-                                  "its deserved on any dimension the pod uses", task=t.key, queue=attr.name)
+                    if trace.enabled:
+                        trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is not "
+                                      "above its deserved on any dimension the pod uses", task=t.key, queue=attr.name)
                     continue
             checked: list[QueueAttr] = []
             blocked = False
@@ -591,11 +656,97 @@ class CapacityPlugin(Plugin):
             allocated.sub(t.resreq)
             for anc in checked:
                 allocations[anc.name].sub(t.resreq)
-            trace.because(self.name, "immediateVictim" if immediate else "overDeserved",
-                          f"{t.key} may go: " + ("it uses nothing its queue deserves" if immediate else
-                                                 f"queue {attr.name} is above its deserved"), task=t.key)
+            if trace.enabled:
+                trace.because(self.name, "immediateVictim" if immediate else "overDeserved",
+                              f"{t.key} may go: " + ("it uses nothing its queue deserves" if immediate else
+                                                     f"queue {attr.name} is above its deserved"), task=t.key)
             victims.append(t)
         return victims, PERMIT
+
+    def reclaimable_possible(self, reclaimer: Task) -> tuple[Any, Any]:
+        """Session.add_possible_fn's bound on `reclaimable`: the checks above against the queues' counters
+        as they are, before any victim of this call is taken off. Within a call the counters only go
+        down, and every check that keeps a task fails the more for it (guarantee, deserved, ancestors),
+        so a task kept here is kept by every call until the counters change."""
+        ssn = self.ssn
+        rjob = ssn.jobs.get(reclaimer.job)
+        rattr = self.attrs.get(rjob.queue) if rjob is not None else None
+        if not self.ready or rattr is None:
+            return ("none",), _never
+        level = self.ancestor_level if self.hierarchy else 0
+        req = reclaimer.init_resreq
+        names = frozenset(req.resource_names()) - {"pods"}
+        contended = True
+        if level > 0:
+            contended = bool(intersection(reclaimer.resreq, rattr.deserved))
+            key: Any = (names, rattr.name, contended)
+        else:
+            key = (names,)
+        jobs = ssn.jobs
+        facts = self._victim_facts()
+
+        def test(t: Task) -> bool:
+            job = jobs.get(t.job)
+            f = facts(job.queue) if job is not None else None
+            if f is None:
+                return False
+            attr, deserved_names, zero_guarantee, cpu_over, mem_over, over_scalars = f
+            r = t.resreq
+            tnames = set(r.resource_names())
+            if tnames.isdisjoint(names):  # IntersectionWithIgnoredScalarResources is empty
+                return False
+            a = attr.allocated
+            if zero_guarantee:  # guarantee.LessEqual(allocated - r, Zero) with an all-zero guarantee
+                if not (a.cpu - r.cpu > -MIN_RESOURCE and a.memory - r.memory > -MIN_RESOURCE):
+                    return False
+            elif not attr.guarantee.less_equal(a.clone().sub_without_assert(r), ZERO):
+                return False
+            if tnames.isdisjoint(deserved_names):  # immediate
+                if level > 0 and not contended and _shares_ancestor(rattr, attr, level):
+                    return False
+            elif not ((cpu_over and r.cpu > 0) or (mem_over and r.memory > 0)
+                      or (over_scalars and r.scalars
+                          and any(q > 0 and k in over_scalars for k, q in r.scalars.items()))):
+                return False  # GreaterPartlyWithRelevantDimensions(deserved, r) is false
+            for d in range(1, level + 1):
+                anc = _reclaimee_ancestor_to_check(rattr, attr, d)
+                if anc is None or not intersection(r, anc.deserved):
+                    continue
+                if not anc.allocated.greater_partly_with_relevant_dimensions(anc.deserved, r)[0]:
+                    return False
+            return True
+
+        return key, test
+
+    def _victim_facts(self) -> Any:
+        """Per queue, as of now (cached until the next allocate / deallocate event): the attribute, the
+        names of its deserved, whether its guarantee is all zero, and where its allocation is above its
+        deserved as GreaterPartlyWithRelevantDimensions reads it (cpu, memory, scalar names)."""
+        version = self.ssn.version
+        cache = getattr(self, "_facts_cache", None)
+        if cache is None or cache[0] != version:
+            cache = self._facts_cache = (version, {})
+        table: dict[str, Any] = cache[1]
+        attrs = self.attrs
+
+        def facts(queue: str) -> Any:
+            got = table.get(queue, False)
+            if got is not False:
+                return got
+            attr = attrs.get(queue)
+            if attr is None:
+                table[queue] = None
+                return None
+            d, a, g = attr.deserved, attr.allocated, attr.guarantee
+            ds = d.scalars
+            over_scalars = frozenset(k for k, v in ds.items() if k != "pods" and (a.scalars or {}).get(k, 0.0) > v) \
+                if ds else frozenset()
+            got = table[queue] = (attr, frozenset(d.resource_names()), g.cpu == 0 and g.memory == 0 and not g.scalars,
+                                  not d.cpu < MIN_RESOURCE and a.cpu > d.cpu,
+                                  not d.memory < MIN_RESOURCE and a.memory > d.memory, over_scalars)
+            return got
+
+        return facts
 
     # ---- events --------------------------------------------------------------------------------
     def _on_allocate(self, task: Task) -> None:
@@ -625,9 +776,54 @@ class CapacityPlugin(Plugin):
             ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
 
 
+def _never(t: Task) -> bool:
+    return False
+
+
+def fits_after_adding(allocated: Resource, req: Resource, limit: Resource) -> bool:
+    """`allocated.clone().add(req).less_equal_with_dimension_and_resources_name(limit, req)[0]` without
+    building the sum: the same per-dimension additions and strict comparisons (tests/unit/
+    test_capacity_fast.py checks both on random resources)."""
+    if req.cpu > 0 and allocated.cpu + req.cpu > limit.cpu:
+        return False
+    if req.memory > 0 and allocated.memory + req.memory > limit.memory:
+        return False
+    qs = req.scalars
+    if not qs:
+        return True  # no requested scalar to check (and without any map, scalars are not checked)
+    have = allocated.scalars
+    caps = limit.scalars
+    for k, q in qs.items():
+        if k == "pods" or not q > 0:
+            continue
+        total = (have.get(k, 0.0) if have is not None else 0.0) + q
+        if total > (caps.get(k, 0.0) if caps is not None else 0.0):
+            return False
+    return True
+
+
 def _neg(r: Resource) -> Resource:
     out = Resource(-r.cpu, -r.memory, None if r.scalars is None else {k: -v for k, v in r.scalars.items()})
     return out
+
+
+def _delta(after: Resource, before: Resource) -> Resource:
+    """`after.clone().add(_neg(before))` in one step: the same additions of the negated values, the same
+    keys in the same order (tests/unit/test_capacity_fast.py)."""
+    d = Resource.__new__(Resource)
+    d.cpu = after.cpu + float(-before.cpu)
+    d.memory = after.memory + float(-before.memory)
+    d.max_task_num = after.max_task_num
+    s = after.scalars
+    s = None if s is None else s.copy()
+    bs = before.scalars
+    if bs:
+        if s is None:
+            s = {}
+        for k, v in bs.items():
+            s[k] = s.get(k, 0.0) + float(-v)
+    d.scalars = s
+    return d
 
 
 def _ancestor_at_depth(attr: QueueAttr, d: int) -> QueueAttr | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from capacity.framework.session import PERMIT, Session
 from capacity.model import Task
 from capacity.plugins.base import Plugin
@@ -16,13 +18,29 @@ class ConformancePlugin(Plugin):
         self.ssn = ssn
         ssn.add_fn("preemptable", self.name, self.victims)
         ssn.add_fn("reclaimable", self.name, self.victims)
+        ssn.add_possible_fn("preemptable", self.name, _possible)
+        ssn.add_possible_fn("reclaimable", self.name, _possible)
 
     def victims(self, preemptor: Task, candidates: list[Task]) -> tuple[list[Task], int]:
         out = []
         for t in candidates:
-            if t.spec.priority_class_name in CRITICAL or t.namespace == "kube-system":
-                self.ssn.trace.because(self.name, "critical", f"{t.key} kept: critical system pod",
-                                       task=t.key)
+            if _critical(t):
+                if self.ssn.trace.enabled:
+                    self.ssn.trace.because(self.name, "critical", f"{t.key} kept: critical system pod",
+                                           task=t.key)
                 continue
             out.append(t)
         return out, PERMIT  # no per-pod reason for the ordinary case: it only ever vetoes
+
+
+def _critical(t: Task) -> bool:
+    return t.spec.priority_class_name in CRITICAL or t.namespace == "kube-system"
+
+
+def _not_critical(t: Task) -> bool:
+    return not _critical(t)
+
+
+def _possible(preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool]]:
+    """Bound on `victims` (Session.add_possible_fn): critical pods never go."""
+    return (), _not_critical

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from capacity.framework.session import PERMIT, REJECT, Session
 from capacity.model import Job, Task
 from capacity.plugins.base import Plugin
@@ -15,6 +17,8 @@ class GangPlugin(Plugin):
         ssn.add_fn("jobValid", self.name, self.job_valid)
         ssn.add_fn("preemptable", self.name, self.victims)
         ssn.add_fn("reclaimable", self.name, self.victims)
+        ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
+        ssn.add_possible_fn("reclaimable", self.name, self.possible_victims)
         ssn.add_fn("jobOrder", self.name, self.job_order)
         ssn.add_fn("jobReady", self.name, self.job_ready)
         ssn.add_fn("jobPipelined", self.name, self.job_pipelined)
@@ -52,8 +56,21 @@ class GangPlugin(Plugin):
                               minAvailable=job.min_available)
         return victims, PERMIT
 
-    def job_order(self, l: Job, r: Job) -> int:
-        lr, rr = l.is_ready(), r.is_ready()
+    def possible_victims(self, preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool]]:
+        """Bound on `victims`: only a job already above minAvailable has a surplus to give."""
+        jobs = self.ssn.jobs
+
+        def test(t: Task) -> bool:
+            job = jobs.get(t.job)
+            return job is None or job.ready_task_num() > job.min_available
+
+        return (), test
+
+    @staticmethod
+    def job_order(l: Job, r: Job) -> int:
+        # Job.is_ready inline: called on every job comparison of every job heap.
+        lr = l.ready_num + l.pending_best_effort_num >= l.min_available
+        rr = r.ready_num + r.pending_best_effort_num >= r.min_available
         if lr == rr:
             return 0
         return 1 if lr else -1

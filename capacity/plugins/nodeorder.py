@@ -6,6 +6,8 @@ kube-scheduler does (integer arithmetic where it uses integers), each times its 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from capacity.framework.session import Session
@@ -36,7 +38,7 @@ class NodeOrderPlugin(Plugin):
         self.most_weight = _weight(w, "mostrequested.weight", 0)
         self.balanced_weight = _weight(w, "balancedresource.weight", 1)
         ssn.add_fn("nodeOrder", self.name, self.score)
-        ssn.add_vector_fn("nodeOrder", self.name, self.score_vector, lambda task: ())
+        ssn.add_vector_fn("nodeOrder", self.name, self.score_vector, lambda task: (), self.node_score)
 
     def score(self, task: Task, node: Node) -> float:
         total = 0.0
@@ -83,6 +85,8 @@ class NodeOrderPlugin(Plugin):
         st = self._statics(fit)
         if len(idx) <= SMALL:
             return self._score_python(task, fit, st, idx)
+        if st.cpu_mem_everywhere and not self.most_weight:
+            return self._score_lean(task, fit, st, idx)
         total = np.zeros(len(idx))
         if self.least_weight or self.most_weight:
             cpu, mem = _nonzero(task)
@@ -103,11 +107,126 @@ class NodeOrderPlugin(Plugin):
             total += self._balanced_vector(task, fit, st, idx) * self.balanced_weight
         return total
 
+    def node_score(self, task: Task) -> Callable[[int], float] | None:
+        """`score_vector` for one NodeList position, as a function of it: `score`'s arithmetic (that of
+        least_requested, most_requested and balanced_allocation, inlined expression for expression) on
+        NodeFit's per-node Python values. None unless every quantity is a modest integer."""
+        fit = self.ssn.node_fit()
+        if fit is None or not fit.exact:
+            return None
+        st = self._statics(fit)
+        r = task.resreq
+        cpu, mem = _nonzero(task)
+        lw, mw, bw = self.least_weight, self.most_weight, self.balanced_weight
+        ac, am, ag = st.alloc_lists
+        sums = fit.sums
+        rc, rm, rg = r.cpu, r.memory, r.get(GPU)
+        if rc == 0 and rm == 0 and rg == 0:
+            bw = 0  # balanced_allocation is 0
+        use_gpu = rg != 0
+
+        def score(i: int) -> float:
+            nzc, nzm, uc, um, ug = sums[i]
+            a_c = ac[i]
+            a_m = am[i]
+            total = 0.0
+            if lw:
+                req_c = cpu + nzc
+                req_m = mem + nzm
+                sc = w = 0
+                if a_c > 0:
+                    w = 50
+                    if req_c <= a_c:
+                        sc = 50 * (int(a_c - req_c) * 100 // int(a_c))
+                if a_m > 0:
+                    w += 50
+                    if req_m <= a_m:
+                        sc += 50 * (int(a_m - req_m) * 100 // int(a_m))
+                total += (sc // w if w else 0) * lw
+            if mw:
+                total += most_requested(a_c, cpu + nzc, a_m, mem + nzm) * mw
+            if bw:
+                fractions = []
+                if a_c > 0:
+                    u = (uc + rc) / a_c
+                    fractions.append(u if u < 1.0 else 1.0)  # min(1.0, u), NaN included
+                if a_m > 0:
+                    u = (um + rm) / a_m
+                    fractions.append(u if u < 1.0 else 1.0)
+                if use_gpu and ag[i] > 0:
+                    u = (ug + rg) / ag[i]
+                    fractions.append(u if u < 1.0 else 1.0)
+                n = len(fractions)
+                if n == 2:
+                    std = abs(fractions[0] - fractions[1]) / 2
+                elif n == 3:
+                    f0, f1, f2 = fractions
+                    mean = sum(fractions) / 3
+                    std = (sum(((f0 - mean) ** 2, (f1 - mean) ** 2, (f2 - mean) ** 2)) / 3) ** 0.5
+                else:
+                    std = 0.0
+                total += int((1 - std) * 100) * bw
+            return total
+
+        return score
+
     def _statics(self, fit: NodeFit) -> _Statics:
         st = getattr(self, "_st", None)
         if st is None or st.fit is not fit:
             st = self._st = _Statics(fit)
         return st
+
+    def _score_lean(self, task: Task, fit: NodeFit, st: _Statics, idx: np.ndarray) -> np.ndarray:
+        """`score_vector` when every node has cpu and memory (both weights of LeastAllocated count, both
+        fractions of BalancedAllocation exist) and MostAllocated is off: the same steps, fewer arrays."""
+        r = task.resreq
+        sums = fit.mirror_sums[:, idx]  # nonzero cpu, nonzero memory, cpu, memory, GPU
+        alloc = st.alloc_raw[:, idx]  # cpu, memory, GPU
+        total = np.zeros(len(idx))
+        if self.least_weight:
+            cpu, mem = _nonzero(task)
+            free = alloc[:2] - (sums[:2] + np.array([[cpu], [mem]]))  # exact: integers below 2^44
+            part = np.where(free >= 0, free.astype(np.int64) * 100 // st.whole2[:, idx], 0)
+            total += (50 * (part[0] + part[1])) // 100 * self.least_weight
+        if self.balanced_weight:
+            req_gpu = r.get(GPU)
+            if r.cpu == 0 and r.memory == 0 and req_gpu == 0:
+                return total
+            if req_gpu == 0:
+                used = sums[2:4] + np.array([[r.cpu], [r.memory]])
+                frac = np.minimum(1.0, used / alloc[:2])
+                value = (1 - np.abs(frac[0] - frac[1]) / 2) * 100
+                total += value.astype(np.int64) * self.balanced_weight
+                return total
+            # Three fractions where the node has GPUs, cpu and memory elsewhere (_balanced_vector's steps).
+            used = sums[2:] + np.array([[r.cpu], [r.memory], [req_gpu]])
+            if (alloc[2] > 0).all():  # the usual case: only GPU nodes fit a GPU request
+                frac = np.minimum(1.0, used / alloc)
+                f0, f1, f2 = frac
+                mean = (f0 + f1 + f2) / 3
+                d0, d1, d2 = f0 - mean, f1 - mean, f2 - mean
+                value = (1 - np.sqrt((d0 * d0 + d1 * d1 + d2 * d2) / 3)) * 100
+                out = value.astype(np.int64)
+                for k in np.flatnonzero(np.abs(value - np.rint(value)) < 1e-9).tolist():  # see _balanced_vector
+                    out[k] = _balanced3(*frac[:, k].tolist())
+                total += out * self.balanced_weight
+                return total
+            frac = np.minimum(1.0, used / st.alloc3[:, idx])
+            std = np.abs(frac[0] - frac[1]) / 2
+            three = np.flatnonzero(alloc[2] > 0)
+            if len(three):
+                f3 = frac[:, three]
+                mean = (f3[0] + f3[1] + f3[2]) / 3
+                dev = f3 - mean
+                std[three] = np.sqrt((dev[0] * dev[0] + dev[1] * dev[1] + dev[2] * dev[2]) / 3)
+            value = (1 - std) * 100
+            out = value.astype(np.int64)
+            if len(three):
+                near = three[np.abs(value[three] - np.rint(value[three])) < 1e-9]  # see _balanced_vector
+                for k in near.tolist():
+                    out[k] = _balanced3(*frac[:, k].tolist())
+            total += out * self.balanced_weight
+        return total
 
     def _balanced_vector(self, task: Task, fit: NodeFit, st: _Statics, idx: np.ndarray) -> np.ndarray:
         r = task.resreq
@@ -172,6 +291,7 @@ class _Statics:
         self.fit = fit
         gpu_row = fit.col.get(GPU, -1)
         alloc = self.alloc_raw = fit.alloc[[0, 1, gpu_row]]
+        self.alloc_lists: list[list[float]] = alloc.tolist()
         self.present3 = alloc > 0
         self.alloc3 = np.where(self.present3, alloc, 1.0)
         self.alloc2 = fit.alloc[[0, 1]]

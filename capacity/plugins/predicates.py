@@ -8,6 +8,7 @@ and required inter-pod (anti-)affinity. Its event handlers keep the mirror curre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -129,8 +130,9 @@ class PredicatesPlugin(Plugin):
                 *(t for node in ssn.node_list for t in node.mirror.values()),
                 *(t for j in ssn.jobs.values() for t in j.tasks.values())])
         self._static: dict[str, tuple[np.ndarray, np.ndarray, list[str | None]]] = {}
+        self._static_lists: dict[str, list[bool]] = {}
         self._signatures: dict[int, tuple[PodSpec, str]] = {}
-        ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key)
+        ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key, self.node_predicate)
 
     def _on_allocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
@@ -196,6 +198,25 @@ class PredicatesPlugin(Plugin):
             ok = np.array([r is None for r in reasons], dtype=bool)
             cached = self._static[sig] = (ok, ~ok, reasons)
         return cached
+
+    def node_predicate(self, task: Task) -> Callable[[int], bool] | None:
+        """`predicate_vector(task, ...).passed[i]` as a function of the NodeList position i, when inter-pod
+        (anti-)affinity cannot matter (None otherwise)."""
+        if self._inter_pod_matters(task.spec):
+            return None
+        fit = self.ssn.node_fit()
+        assert fit is not None
+        sig = self._signature(task.spec)
+        ok = self._static_lists.get(sig)
+        if ok is None:
+            ok = self._static_lists[sig] = self._static_for(task.spec)[0].tolist()
+        pods = fit.pods_list
+        max_tasks = fit.max_tasks_list
+
+        def passed(i: int) -> bool:
+            return ok[i] and pods[i] < max_tasks[i]
+
+        return passed
 
     def predicate_vector(self, task: Task, among: np.ndarray | None, idx: np.ndarray | None = None) -> PredicateVector:
         """`predicate` on every node (or the NodeList positions idx): the pod count and static filters as

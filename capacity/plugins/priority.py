@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from capacity.framework.session import PERMIT, Session
 from capacity.model import Job, Task
 from capacity.plugins.base import Plugin
 
 
-def _cmp_desc(l: int, r: int) -> int:
-    if l == r:
+def _priority_order(l: Job | Task, r: Job | Task) -> int:
+    """Higher priority first, for task and job order alike."""
+    lp = l.priority
+    rp = r.priority
+    if lp == rp:
         return 0
-    return -1 if l > r else 1
+    return -1 if lp > rp else 1
 
 
 class PriorityPlugin(Plugin):
@@ -18,9 +24,10 @@ class PriorityPlugin(Plugin):
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        ssn.add_fn("taskOrder", self.name, lambda l, r: _cmp_desc(l.priority, r.priority))
-        ssn.add_fn("jobOrder", self.name, lambda l, r: _cmp_desc(l.priority, r.priority))
+        ssn.add_fn("taskOrder", self.name, _priority_order)
+        ssn.add_fn("jobOrder", self.name, _priority_order)
         ssn.add_fn("preemptable", self.name, self.preemptable)
+        ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
         ssn.add_fn("jobStarving", self.name, self.job_starving)
 
     def preemptable(self, preemptor: Task, preemptees: list[Task]) -> tuple[list[Task], int]:
@@ -47,6 +54,22 @@ class PriorityPlugin(Plugin):
                               task=t.key)
             victims.append(t)
         return victims, PERMIT
+
+    def possible_victims(self, preemptor: Task) -> tuple[Any, Callable[[Task], bool]]:
+        """Bound on `preemptable` (Session.add_possible_fn): exactly its rule, which reads no counters."""
+        jobs = self.ssn.jobs
+        pjob = jobs.get(preemptor.job)
+
+        def test(t: Task) -> bool:
+            job = jobs.get(t.job)
+            if job is None or pjob is None:
+                return True
+            if job.uid != pjob.uid:
+                return job.priority < pjob.priority
+            return t.priority < preemptor.priority
+
+        key = None if pjob is None else (pjob.uid, pjob.priority, preemptor.priority)
+        return key, test
 
     def job_starving(self, job: Job) -> bool:
         return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)

@@ -1,0 +1,199 @@
+"""Nodes reclaim and preempt may pass over: where not even every possible victim would make room.
+
+A node's attempt in reclaim or preempt starts with ValidateVictims: the preemptor must fit FutureIdle
+plus the requests of the victims the plugins allow there. The victims are always among the node's
+candidates, and with integral quantities (`Session.victim_bound_exact`) sums are exact and requests
+never negative, so if the preemptor does not fit FutureIdle plus all the candidates, no victim set
+validates: the attempt ends there, having changed nothing. Such nodes are passed over, and the action
+files ONE record naming them all (`Skipped`) instead of the plugins' votes node by node.
+
+With tracing off the bound is tighter: only the candidates the plugins' bounds allow
+(`Session.victim_possible`) count. It passes over more nodes, where the trace would have told which
+plugin rule kept the candidates; so with tracing on every node where the candidates could make room is
+still visited and its votes recorded. Either way the reference (per-node) and the vectorised paths pass
+over exactly the same nodes and file the same record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from capacity.framework.session import PluginBound, Session, VictimBound
+from capacity.model import PREEMPTABLE_STATUSES, Node, Task, TaskStatus
+from capacity.nodefit import NodeFit
+from capacity.resources import ZERO
+
+
+def bound_for(ssn: Session, point: str, task: Task) -> VictimBound | None:
+    """The plugins' bound on `point`'s victims with tracing off; None (every candidate) with tracing on."""
+    return None if ssn.trace.enabled else ssn.victim_possible(point, task)
+
+
+def room_bound_fails(task: Task, node: Node, candidates: list[Task], possible: VictimBound | None) -> bool:
+    """True if the task does not fit FutureIdle plus every one of the node's candidates (all of them, in
+    node order) that `possible` says the plugins could name (all if None)."""
+    avail = node.future_idle()
+    for t in candidates if possible is None else possible.allowed(candidates):
+        avail.add(t.resreq)
+    return not task.init_resreq.less_equal(avail, ZERO)
+
+
+class Skipped:
+    """The nodes one preemptor's attempt passed over on the bound, for the one summary record."""
+
+    __slots__ = ("names", "tracing")
+
+    def __init__(self, ssn: Session) -> None:
+        self.tracing = ssn.trace.enabled
+        self.names: list[str] = []
+
+    def add(self, node: Node) -> None:
+        if self.tracing:
+            self.names.append(node.name)
+
+    def extend(self, names: list[str]) -> None:
+        if self.tracing:
+            self.names.extend(names)
+
+    def file(self, ssn: Session, kind: str, task: Task, why: str) -> None:
+        if self.tracing and self.names:
+            ssn.trace.event(kind, task.key, False, nodes=self.names, why=why)
+            self.names = []
+
+
+class VictimTable:
+    """Every task on a node that belongs to a session job, with its node, queue, job, requests (as
+    NodeFit rows) and the flags the actions' candidate filters read: what reclaim and preempt need to
+    find, for all nodes at once, the candidates on each node and the room they could make.
+
+    Statuses are read again after every allocate / deallocate event (`refresh`). The candidates of both
+    actions are Bound or Running, and such a task is on the node it was on when the table was built:
+    tasks enter those statuses only in the snapshot or when a discarded eviction returns them to
+    Running, and evictions leave them on their node."""
+
+    def __init__(self, ssn: Session, fit: NodeFit) -> None:
+        self.fit = fit
+        tasks: list[Task] = []
+        node_of: list[int] = []
+        all_tasks, jobs = ssn.all_tasks, ssn.jobs
+        for i, node in enumerate(fit.nodes):
+            for nt in node.tasks.values():
+                t = all_tasks.get(nt.uid)
+                if t is not None and t.job in jobs:
+                    tasks.append(t)
+                    node_of.append(i)
+        self.tasks = tasks
+        self.node = np.array(node_of, dtype=np.intp)
+        queue_of = [jobs[t.job].queue for t in tasks]
+        self.queue_ids = {q: k for k, q in enumerate(sorted(set(queue_of)))}
+        self.queue = np.array([self.queue_ids[q] for q in queue_of], dtype=np.intp)
+        self.job_ids = {j: k for k, j in enumerate(sorted({t.job for t in tasks}))}
+        self.job = np.array([self.job_ids[t.job] for t in tasks], dtype=np.intp)
+        self.preemptable = np.array([t.preemptable for t in tasks], dtype=bool)
+        self.best_effort = np.array([t.best_effort for t in tasks], dtype=bool)
+        reclaimable = {q: ssn.queues[q].reclaimable for q in self.queue_ids if q in ssn.queues}
+        self.reclaimable = np.array([reclaimable.get(q, False) for q in queue_of], dtype=bool)
+        reqs = [t.resreq for t in tasks]
+        cols = [[r.cpu for r in reqs], [r.memory for r in reqs]]
+        for k in fit.scalar_dims:
+            cols.append([r.scalars.get(k, 0.0) if r.scalars else 0.0 for r in reqs])
+        self.req = np.array(cols, dtype=float).reshape(len(fit.dims), len(reqs))  # NodeFit._row per task
+        self.version = -1
+        self.refresh(ssn)
+
+    def refresh(self, ssn: Session) -> None:
+        if self.version == ssn.version:
+            return
+        self.status = np.array([t.status for t in self.tasks], dtype=np.int64)
+        self.flags: dict[Any, np.ndarray] = {}  # per bound key: 1 possible, 0 not, -1 not asked yet
+        self.version = ssn.version
+
+    # ---- the actions' candidate filters, as row masks ------------------------------------------------
+    def reclaimees(self, ssn: Session, queue: str) -> np.ndarray:
+        """reclaim's: Running, preemptable, of another queue that is reclaimable."""
+        self.refresh(ssn)
+        return ((self.status == TaskStatus.RUNNING) & self.preemptable & self.reclaimable
+                & (self.queue != self.queue_ids.get(queue, -1)))
+
+    def preemptees(self, ssn: Session, preemptor: Task, queue: str | None, job: str) -> np.ndarray:
+        """preempt's: Bound or Running, preemptable, BestEffort if the preemptor is; then of another job
+        of `queue` (queue given) or of `job` (queue None)."""
+        self.refresh(ssn)
+        rows = ((self.status & PREEMPTABLE_STATUSES) != 0) & self.preemptable
+        if preemptor.best_effort:
+            rows &= self.best_effort
+        jid = self.job_ids.get(job, -1)
+        if queue is None:
+            return rows & (self.job == jid)
+        return rows & (self.queue == self.queue_ids.get(queue, -1)) & (self.job != jid)
+
+    # ---- room -----------------------------------------------------------------------------------------
+    def plan(self, task: Task, rows: np.ndarray, keep: np.ndarray,
+             possible: VictimBound | None) -> tuple[np.ndarray, np.ndarray]:
+        """NodeList masks, meaningful on `keep`: nodes holding candidates (`rows`), and nodes where the
+        task fits FutureIdle plus every candidate `possible` allows (room_bound_fails is false)."""
+        fit = self.fit
+        rows = rows & keep[self.node]
+        has = np.zeros(fit.n, dtype=bool)
+        has[self.node[rows]] = True
+        room = self._room(task, rows)
+        if possible is not None and (room & has).any():
+            rows &= room[self.node]  # elsewhere not even all candidates make room: no need to ask
+            room &= self._room(task, self._allowed(possible, rows))
+        return has, room
+
+    def _room(self, task: Task, rows: np.ndarray) -> np.ndarray:
+        """Nodes where the task fits FutureIdle plus the requests of the table's `rows` there."""
+        fit = self.fit
+        sums = np.zeros_like(fit.fi)
+        node = self.node[rows]
+        req = self.req[:, rows]
+        for d in range(req.shape[0]):
+            sums[d] = np.bincount(node, weights=req[d], minlength=fit.n)
+        return fit.fit(task.init_resreq, fit.bound(sums))[0]
+
+    def _allowed(self, possible: VictimBound, rows: np.ndarray) -> np.ndarray:
+        """VictimBound.allowed for every node at once: the rows (candidates) it keeps."""
+        out = np.zeros(len(self.tasks), dtype=bool)
+        for bounds, last in possible.tiers:
+            alive = np.ones(self.fit.n, dtype=bool)
+            for b in bounds:
+                passing = rows & self._flags(b, rows)
+                some = np.zeros(self.fit.n, dtype=bool)
+                some[self.node[passing]] = True
+                alive &= some
+            tier_rows = rows & alive[self.node]
+            if last is None:
+                out |= tier_rows
+            else:
+                out |= tier_rows & self._flags(last, tier_rows)
+        return out
+
+    def _flags(self, bound: PluginBound, rows: np.ndarray) -> np.ndarray:
+        """bound.test on the table's `rows` (False elsewhere), reusing answers under the bound's key."""
+        tasks = self.tasks
+        test = bound.test
+        if bound.key is None:
+            out = np.zeros(len(tasks), dtype=bool)
+            ask = np.flatnonzero(rows)
+            out[ask] = [test(tasks[k]) for k in ask.tolist()]
+            return out
+        flags = self.flags.get(bound.key)
+        if flags is None:
+            flags = self.flags[bound.key] = np.full(len(tasks), -1, dtype=np.int8)
+        ask = np.flatnonzero(rows & (flags < 0))
+        if len(ask):
+            flags[ask] = [test(tasks[k]) for k in ask.tolist()]
+        return flags > 0
+
+
+def victim_table(ssn: Session, fit: NodeFit) -> VictimTable:
+    """The session's VictimTable (built on first use), current with the session's state."""
+    table = getattr(ssn, "_victim_table", None)
+    if table is None or table.fit is not fit:
+        table = VictimTable(ssn, fit)
+        ssn._victim_table = table  # type: ignore[attr-defined]
+    table.refresh(ssn)
+    return table

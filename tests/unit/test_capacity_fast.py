@@ -1,0 +1,214 @@
+"""Fast paths of the session's hot spots agree with the code they stand in for, on random inputs."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from capacity.framework.heap import PriorityQueue, memoized
+from capacity.model import Job, PodSpec, Task, TaskStatus
+from capacity.plugins.capacity import fits_after_adding
+from capacity.resources import Resource
+
+VALUES = [0.0, 0.05, 0.1, 1.0, 2.0, 2.5, 100.0, 1000.0, -1.0, math.inf, math.nan]
+
+
+def _resource(rnd: random.Random) -> Resource:
+    r = Resource(rnd.choice(VALUES), rnd.choice(VALUES))
+    kind = rnd.random()
+    if kind < 0.25:
+        r.scalars = None
+    elif kind < 0.35:
+        r.scalars = {}
+    else:
+        r.scalars = {k: rnd.choice(VALUES) for k in rnd.sample(["nvidia.com/gpu", "pods", "example.com/x"],
+                                                               rnd.randint(1, 3))}
+    return r
+
+
+def test_fits_after_adding_is_the_sum_then_the_dimension_check() -> None:
+    rnd = random.Random(5)
+    for _ in range(20000):
+        allocated, req, limit = _resource(rnd), _resource(rnd), _resource(rnd)
+        reference, _ = allocated.clone().add(req).less_equal_with_dimension_and_resources_name(limit, req)
+        assert fits_after_adding(allocated, req, limit) == reference, (allocated, req, limit)
+
+
+def _task(uid: str, status: int, best_effort: bool) -> Task:
+    spec = PodSpec({}, {}, {}, None, [], "", "", "", "", "", False, 0)
+    req = Resource.empty() if best_effort else Resource(1000.0, 1.0)
+    return Task(uid, uid, "ns", "ns/j", "", req, 0, False, "", status, spec)
+
+
+def test_job_counters_follow_the_status_index() -> None:
+    """Job.ready_num and pending_best_effort_num equal recounts of the index after any updates."""
+    rnd = random.Random(9)
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    for _ in range(200):
+        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 4), {}, 0, False, False, "", "Pending", None, {})
+        tasks = [_task(f"t{i}", rnd.choice(statuses), rnd.random() < 0.4) for i in range(rnd.randint(0, 6))]
+        for t in tasks:
+            job.add_task(t)
+        for _ in range(rnd.randint(0, 12)):
+            if tasks:
+                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
+            ready = sum(job.count(s) for s in (TaskStatus.BOUND, TaskStatus.BINDING, TaskStatus.RUNNING,
+                                               TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED))
+            best_effort = sum(1 for t in job.tasks_in(TaskStatus.PENDING) if t.best_effort)
+            assert job.ready_task_num() == ready
+            assert job.pending_best_effort_task_num() == best_effort
+            assert job.is_ready() == (ready + best_effort >= job.min_available)
+
+
+class _Named:
+    def __init__(self, name: str, key: int) -> None:
+        self.name = name
+        self.key = key
+
+
+def test_memoized_heap_pops_like_the_plain_heap() -> None:
+    """With an order that does not change, memoized comparisons leave Go's heap popping the same way,
+    even for a comparator that is not a consistent order (ties broken differently by pair)."""
+    rnd = random.Random(3)
+    for _ in range(200):
+        items = [_Named(f"q{i}", rnd.randint(0, 3)) for i in range(rnd.randint(1, 30))]
+        quirk = {(a.name, b.name): rnd.random() < 0.5 for a in items for b in items}
+
+        def less(l: _Named, r: _Named, quirk: dict[tuple[str, str], bool] = quirk) -> bool:
+            return l.key < r.key if l.key != r.key else quirk[(l.name, r.name)]
+
+        plain, memo = PriorityQueue(less), PriorityQueue(memoized(less))
+        for it in items:
+            plain.push(it)
+            memo.push(it)
+        for _ in range(3 * len(items)):
+            a, b = plain.pop(), memo.pop()
+            assert a is b
+            if rnd.random() < 0.7:
+                plain.push(a)
+                memo.push(b)
+            if not plain.items:
+                break
+
+
+def test_update_share_is_the_max_share_over_deserved_dimensions() -> None:
+    from capacity.model import QueueSpec
+    from capacity.plugins.capacity import QueueAttr, update_share
+    from capacity.resources import share
+    rnd = random.Random(11)
+    for _ in range(20000):
+        attr = QueueAttr(QueueSpec("q"))
+        attr.deserved, attr.allocated = _resource(rnd), _resource(rnd)
+        d, a = attr.deserved, attr.allocated
+        expected = 1.0  # best-effort queue
+        if not d.is_empty():  # max() from 0.0, one dimension after another, as Go's loop
+            expected = 0.0
+            for n in d.resource_names():
+                expected = max(expected, share(a.get(n), d.get(n)))
+        update_share(attr)
+        assert attr.share == expected or (math.isnan(attr.share) and math.isnan(expected)), (d, a)
+
+
+def _reference_enqueue(ssn) -> None:  # type: ignore[no-untyped-def]
+    """enqueue.go's loop as written: no memoized order, no shortcut for a heap that does not move."""
+    from capacity.model import PodGroupPhase
+    queues = PriorityQueue(ssn.queue_order_fn)
+    seen: set[str] = set()
+    pending: dict = {}
+    for job in ssn.jobs.values():
+        queue = ssn.queues.get(job.queue)
+        if queue is None:
+            continue
+        if queue.name not in seen:
+            seen.add(queue.name)
+            queues.push(queue)
+        if job.is_pending():
+            pending.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
+    while not queues.empty():
+        queue = queues.pop()
+        jobs = pending.get(queue.name)
+        if not jobs:
+            continue
+        job = jobs.pop()
+        if job.min_resources is None or ssn.job_enqueueable(job):
+            ssn.job_enqueued(job)
+            job.phase = PodGroupPhase.INQUEUE
+            ssn.trace.event("enqueue", job.uid, True, queue=queue.name,
+                            why="no minResources" if job.min_resources is None else "admitted by plugins")
+        else:
+            ssn.trace.event("enqueue", job.uid, False, queue=queue.name)
+        queues.push(queue)
+
+
+def test_enqueue_admits_in_the_reference_order() -> None:
+    """The enqueue action (memoized queue order, drained fixed points) admits the same jobs in the same
+    order, with the same trace, as the plain loop; clusters with tight queues so that some are refused."""
+    import yaml
+
+    from capacity.actions import enqueue
+    from capacity.k8s import load_objects
+    from capacity.scheduler import open_session
+    from capacity.trace import Trace
+    from tests.unit.test_nodefit import CONFS, random_cluster
+    refused = 0
+    for seed in range(6):
+        objs = random_cluster(seed, CONFS["hierarchy" if seed % 2 else "proportion"], nodes=24, jobs=150)
+        for o in objs:  # min resources on every PodGroup so that capacity's admission check runs
+            if o["kind"] == "PodGroup":
+                o["spec"]["minResources"] = {"cpu": str((seed + 1) * 3), "memory": "1Gi"}
+                o["status"]["phase"] = "Pending"
+            if o["kind"] == "ConfigMap":
+                o["data"]["volcano-scheduler.conf"] = yaml.safe_dump(
+                    CONFS["hierarchy" if seed % 2 else "proportion"])
+        outcomes = []
+        for run in (enqueue.execute, _reference_enqueue):
+            trace = Trace(enabled=True)
+            ssn = open_session(load_objects(objs), trace)
+            run(ssn)
+            outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
+                             {uid: j.phase for uid, j in ssn.jobs.items()}))
+        assert outcomes[0] == outcomes[1]
+        refused += sum(1 for r in outcomes[0][0] if r[0] == "enqueue" and r[2] is False)
+    assert refused, "some job should be refused"
+
+
+def test_queue_order_with_kept_pairs_is_the_written_order() -> None:
+    """capacity.queue_order (pairs of attributes kept per session) answers as _queue_order, the order as
+    capacity.go writes it, whatever the live shares; flat and hierarchical, leaves and inner queues."""
+    from capacity.k8s import load_objects
+    from capacity.scheduler import open_session
+    from capacity.trace import Trace
+    from tests.unit.test_nodefit import CONFS, random_cluster
+    rnd = random.Random(17)
+    for conf in ("hierarchy", "proportion"):
+        objs = random_cluster(4, CONFS[conf], nodes=8, jobs=40)
+        if conf == "proportion":  # flat capacity instead of proportion
+            import yaml
+            flat = {**CONFS["hierarchy"], "tiers": [CONFS["hierarchy"]["tiers"][0], {"plugins": [
+                {"name": "predicates"}, {"name": "capacity"}, {"name": "nodeorder"}]}]}
+            objs[0]["data"]["volcano-scheduler.conf"] = yaml.safe_dump(flat)
+        ssn = open_session(load_objects(objs), Trace(enabled=False))
+        plugin = ssn.plugins["capacity"]
+        queues = list(ssn.queues.values())
+        for _ in range(30):
+            for attr in plugin.attrs.values():
+                attr.share = rnd.choice([0.0, 0.25, 0.5, 1.0, 1.5])
+            for l in queues:
+                for r in queues:
+                    assert plugin.queue_order(l, r) == plugin._queue_order(l, r), (l.name, r.name)
+
+
+def test_delta_is_the_clone_plus_the_negation() -> None:
+    from capacity.plugins.capacity import _delta, _neg
+    rnd = random.Random(23)
+
+    def bits(r: Resource) -> tuple:
+        def b(x: float) -> tuple:
+            return (math.copysign(1.0, x), x) if not math.isnan(x) else ("nan",)
+        return (b(r.cpu), b(r.memory), r.max_task_num,
+                None if r.scalars is None else [(k, b(v)) for k, v in r.scalars.items()])
+
+    for _ in range(20000):
+        after, before = _resource(rnd), _resource(rnd)
+        after.max_task_num = rnd.randint(0, 3)
+        assert bits(_delta(after, before)) == bits(after.clone().add(_neg(before))), (after, before)

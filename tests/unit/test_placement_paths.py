@@ -1,0 +1,75 @@
+"""Allocate's kept Placements stay equal to Placements computed from scratch, on either update path.
+
+`Placement.update_nodes` (a few nodes, plain Python, the plugins' per-node forms) and `Placement.update`
+(numpy) must leave the same candidates and the same G1/G2 scores as a fresh whole-NodeList Placement.
+Randomized clusters from test_nodefit run a few cycles with every placement checked as it is handed out,
+with the Python path forced on (SMALL_UPDATE huge) and off (SMALL_UPDATE 0, and nodeorder's per-node
+scoring of small sets off too): the two runs must also decide alike.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from capacity import nodefit
+from capacity.k8s import load_objects
+from capacity.plugins import nodeorder
+from capacity.scheduler import simulate
+from capacity.trace import Trace
+from tests.unit.test_nodefit import CONFS, random_cluster
+
+
+def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, int]:
+    checked = 0
+    original = nodefit.NodeFit.placement
+
+    def placement(self: nodefit.NodeFit, task):  # type: ignore[no-untyped-def]
+        nonlocal checked
+        p = original(self, task)
+        if p is not None:
+            fresh = nodefit.Placement(self, task)
+            assert np.array_equal(p.cand, fresh.cand)
+            assert np.array_equal(p.s1, fresh.s1)
+            assert np.array_equal(p.s2, fresh.s2)
+            checked += 1
+        return p
+
+    monkeypatch.setattr(nodefit.NodeFit, "placement", placement)
+    monkeypatch.setattr(nodefit, "SMALL_UPDATE", small_update)
+    if not small_update:  # numpy all the way, scores included
+        monkeypatch.setattr(nodeorder, "SMALL", 0)
+    result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=False))
+    monkeypatch.undo()
+    return result.as_json(), checked
+
+
+@pytest.mark.parametrize("conf", sorted(CONFS))
+@pytest.mark.parametrize("seed", range(3))
+def test_incremental_placements_equal_fresh_ones(conf: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    objs = random_cluster(seed + 20, CONFS[conf], nodes=48, jobs=160)
+    by_python, n_python = _checked_run(objs, 10**9, monkeypatch)
+    by_numpy, n_numpy = _checked_run(objs, 0, monkeypatch)
+    assert n_python > 20 and n_numpy == n_python
+    assert by_python == by_numpy
+
+
+def test_python_path_is_used_for_small_updates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-node path must actually run (and not silently fall back to numpy) for the S1 plugins."""
+    calls = {"nodes": 0, "vector": 0}
+    update_nodes, update = nodefit.Placement.update_nodes, nodefit.Placement.update
+
+    def counting_nodes(self, task, idx):  # type: ignore[no-untyped-def]
+        done = update_nodes(self, task, idx)
+        calls["nodes"] += done
+        return done
+
+    def counting_vector(self, task, idx):  # type: ignore[no-untyped-def]
+        calls["vector"] += idx is not None
+        return update(self, task, idx)
+
+    monkeypatch.setattr(nodefit.Placement, "update_nodes", counting_nodes)
+    monkeypatch.setattr(nodefit.Placement, "update", counting_vector)
+    simulate(load_objects(random_cluster(3, CONFS["hierarchy"], nodes=64, jobs=200)), cycles=2,
+             trace=Trace(enabled=False))
+    assert calls["nodes"] > 10

@@ -1,0 +1,193 @@
+"""The victim bound reclaim and preempt pass nodes over on (capacity.actions.victim_bound).
+
+A node is passed over when the task does not fit FutureIdle even with every candidate the plugins'
+bounds (Session.victim_possible) allow gone. That is only sound if no plugin ever names a victim its
+bound rules out, whatever the candidate list; it changes no decision if so; and the vectorised and the
+per-node paths must pass over the same nodes and say so in the same one record.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+import yaml
+
+from capacity import nodefit
+from capacity.explain import explain_pod
+from capacity.framework.session import Session
+from capacity.k8s import load_objects
+from capacity.model import TaskStatus
+from capacity.scheduler import open_session, run_actions, simulate
+from capacity.trace import Trace
+from tests.unit.test_nodefit import CONFS, HIERARCHY, random_cluster
+
+FLAT = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
+        "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang", "enablePreemptable": False},
+                               {"name": "conformance"}]},
+                  {"plugins": [{"name": "predicates"}, {"name": "capacity"}, {"name": "nodeorder"}]}]}
+ANCESTOR = {**HIERARCHY, "tiers": [HIERARCHY["tiers"][0], {"plugins": [
+    {"name": "predicates"}, {"name": "capacity", "enableHierarchy": True, "arguments": {"ancestorReclaimLevel": 1}},
+    {"name": "nodeorder"}]}]}
+BOUND_CONFS = {**CONFS, "flat": FLAT, "ancestor": ANCESTOR}
+
+
+def with_guarantees(objs: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Some leaf queues get a guarantee, and in flat mode the tree is dropped."""
+    rnd = random.Random(seed)
+    for o in objs:
+        if o["kind"] == "Queue" and "-q" in o["metadata"]["name"] and rnd.random() < 0.5:
+            o["spec"]["guarantee"] = {"cpu": str(rnd.choice([1, 4, 16])), "memory": f"{rnd.choice([2, 8, 32])}Gi"}
+    return objs
+
+
+def session_after_allocate(objs: list[dict[str, Any]]) -> Session:
+    cluster = load_objects(objs)
+    simulate(cluster, cycles=1, trace=Trace(enabled=False))  # some pods running, some evicted
+    ssn = open_session(cluster, Trace(enabled=False))
+    for name in ("enqueue", "allocate", "backfill"):
+        __import__(f"capacity.actions.{name}", fromlist=["execute"]).execute(ssn)
+    return ssn
+
+
+@pytest.mark.parametrize("conf", sorted(BOUND_CONFS))
+@pytest.mark.parametrize("seed", range(3))
+def test_no_plugin_names_a_victim_its_bound_rules_out(conf: str, seed: int) -> None:
+    objs = with_guarantees(random_cluster(seed, BOUND_CONFS[conf], nodes=16, jobs=70), seed)
+    ssn = session_after_allocate(objs)
+    rnd = random.Random(seed)
+    running = [t for t in ssn.all_tasks.values() if t.status & (TaskStatus.RUNNING | TaskStatus.BOUND)]
+    preemptors = [t for t in ssn.all_tasks.values() if t.status == TaskStatus.PENDING]
+    assert running and preemptors
+    checked = 0
+    for task in rnd.sample(preemptors, min(12, len(preemptors))):
+        for point, ask in (("reclaimable", ssn.reclaimable), ("preemptable", ssn.preemptable)):
+            possible = ssn.victim_possible(point, task)
+            for _ in range(40):  # candidate lists of every length, in victim order and shuffled
+                cands = rnd.sample(running, rnd.randint(1, min(8, len(running))))
+                if rnd.random() < 0.5:
+                    cands = ssn.victims_in_order(cands, task)
+                allowed = possible.allowed(cands)
+                for v in ask(task, cands) or []:
+                    assert v in allowed, (conf, point, task.key, v.key)
+                    checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("conf", ["flat", "hierarchy", "ancestor"])
+@pytest.mark.parametrize("seed", range(3))
+def test_capacity_bound_is_its_rule_on_one_candidate(conf: str, seed: int) -> None:
+    """Asked about one candidate, capacity's reclaimable checks exactly what its bound checks."""
+    objs = with_guarantees(random_cluster(seed + 20, BOUND_CONFS[conf], nodes=16, jobs=70), seed)
+    ssn = session_after_allocate(objs)
+    cap = ssn.plugins["capacity"]
+    tasks = list(ssn.all_tasks.values())
+    running = [t for t in tasks if t.status & (TaskStatus.RUNNING | TaskStatus.BOUND)]
+    agree = {True: 0, False: 0}
+    for task in [t for t in tasks if t.status == TaskStatus.PENDING][:10]:
+        _key, test = cap.reclaimable_possible(task)
+        for t in running:
+            got, _vote = cap.reclaimable(task, [t])
+            assert test(t) == (t in got), (task.key, t.key)
+            agree[test(t)] += 1
+    assert agree[True] and agree[False]
+
+
+def _no_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Session, "victim_possible", lambda self, point, task: None)
+    monkeypatch.setattr(Session, "victim_bound_exact", lambda self: False)
+
+
+def _decisions(objs: list[dict[str, Any]], vectorised: bool, cycles: int = 3) -> dict[str, Any]:
+    saved = nodefit.ENABLED
+    nodefit.ENABLED = vectorised
+    try:
+        return simulate(load_objects(objs), cycles=cycles, trace=Trace(enabled=False)).as_json()
+    finally:
+        nodefit.ENABLED = saved
+
+
+@pytest.mark.parametrize("conf", sorted(BOUND_CONFS))
+@pytest.mark.parametrize("seed", range(2))
+def test_passing_nodes_over_changes_no_decision(conf: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    objs = with_guarantees(random_cluster(seed + 40, BOUND_CONFS[conf], nodes=20, jobs=90), seed)
+    with_bound = {v: _decisions(objs, v) for v in (True, False)}
+    with monkeypatch.context() as m:
+        _no_bound(m)
+        without = _decisions(objs, False)
+    assert without["binds"]
+    assert with_bound[True] == without
+    assert with_bound[False] == without
+
+
+def _one_node_cluster(gpus_free: bool) -> list[dict[str, Any]]:
+    """q1 runs a pod on each of two nodes; q2's pending pod fits neither even if q1's pods left."""
+    conf = {"actions": "enqueue, allocate, reclaim",
+            "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
+                      {"plugins": [{"name": "predicates"}, {"name": "capacity"}]}]}
+    objs: list[dict[str, Any]] = [
+        {"kind": "ConfigMap", "metadata": {"name": "volcano-scheduler-configmap"},
+         "data": {"volcano-scheduler.conf": yaml.safe_dump(conf)}}]
+    for n in ("n1", "n2"):
+        objs.append({"kind": "Node", "metadata": {"name": n}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi",
+                                                                                       "pods": "110"}}})
+    for q in ("q1", "q2"):
+        objs.append({"kind": "Queue", "metadata": {"name": q}, "spec": {"deserved": {"cpu": "1", "memory": "1Gi"}}})
+    pods = [("run1", "q1", "n1", "2"), ("run2", "q1", "n2", "2"), ("big", "q2", "", "8" if not gpus_free else "3")]
+    for name, q, node, cpu in pods:
+        objs.append({"kind": "PodGroup", "metadata": {"name": name, "namespace": "ns"},
+                     "spec": {"queue": q, "minMember": 1},
+                     "status": {"phase": "Running" if node else "Inqueue"}})
+        spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]}
+        if node:
+            spec["nodeName"] = node
+        objs.append({"kind": "Pod", "metadata": {"name": name, "namespace": "ns", "uid": name,
+                                                 "annotations": {"scheduling.k8s.io/group-name": name}},
+                     "spec": spec, "status": {"phase": "Running" if node else "Pending"}})
+    return objs
+
+
+@pytest.mark.parametrize("vectorised", [True, False])
+def test_one_record_names_the_nodes_passed_over(vectorised: bool) -> None:
+    saved = nodefit.ENABLED
+    nodefit.ENABLED = vectorised
+    try:
+        cluster = load_objects(_one_node_cluster(gpus_free=False))
+        trace = Trace(enabled=True)
+        ssn = open_session(cluster, trace)
+        run_actions(ssn)
+        ssn.close()
+    finally:
+        nodefit.ENABLED = saved
+    summary = [r for r in trace.records if r.kind == "victimsInsufficient"]
+    assert len(summary) == 1
+    assert summary[0].subject == "ns/big" and summary[0].detail["nodes"] == ["n1", "n2"]
+    assert not [r for r in trace.records if r.kind.startswith("reclaimable")]  # no per-node votes
+    exp = explain_pod(trace.records, load_objects(_one_node_cluster(gpus_free=False)), "ns/big")
+    assert exp.outcome == "pending"
+    assert "evicting every preemptable pod of other queues on n1 and n2 would not free enough for it" in exp.sentence
+
+
+@pytest.mark.parametrize("conf", sorted(BOUND_CONFS))
+def test_vectorised_and_reference_paths_visit_the_same_nodes(conf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With tracing off (the tight bound, no record to compare) the nodes whose candidates reach the
+    plugins are the same on both paths (nodes without candidates aside: preempt asks about those once)."""
+    objs = with_guarantees(random_cluster(61, BOUND_CONFS[conf], nodes=20, jobs=90), 1)
+    logs: dict[bool, list[tuple[str, str, tuple[str, ...]]]] = {}
+    for vectorised in (True, False):
+        log: list[tuple[str, str, tuple[str, ...]]] = []
+        with monkeypatch.context() as m:
+            for point in ("reclaimable", "preemptable"):
+                real = getattr(Session, point)
+
+                def asked(self: Session, task: Any, cands: list[Any], real: Any = real, point: str = point,
+                          log: list[Any] = log) -> Any:
+                    if cands:
+                        log.append((point, task.key, tuple(t.key for t in cands)))
+                    return real(self, task, cands)
+
+                m.setattr(Session, point, asked)
+            _decisions(objs, vectorised)
+        logs[vectorised] = log
+    assert logs[True] and logs[True] == logs[False]
