@@ -161,6 +161,8 @@ def _list(value: Any, obj: str, fld: str, items: str = "") -> list[Any]:
 
 def _scalar_text(value: Any, obj: str, fld: str) -> str:
     """A string field as the API server stores it: YAML numbers and booleans are taken as their text."""
+    if type(value) is str:
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -192,6 +194,9 @@ def _str_map(value: Any, obj: str, fld: str) -> dict[str, str]:
     """labels, annotations, nodeSelector: string keys to string values (numbers/booleans as text)."""
     out: dict[str, str] = {}
     for k, v in _map(value, obj, fld).items():
+        if type(k) is str and type(v) is str:  # the usual case, as _scalar_text would take it
+            out[k] = v
+            continue
         if isinstance(k, dict | list) or k is None:
             raise InputError(obj, fld, f"keys must be strings, got {_type_name(k)}")
         out[_scalar_text(k, obj, fld)] = _scalar_text(v, obj, f"{fld}.{k}")

@@ -13,6 +13,10 @@
   - a key repeated in one mapping is refused: ``kubectl apply`` rejects such a file, while PyYAML would
     silently keep the last value.
 
+  Plain text (no anchors, aliases, tags or merge keys: what ``kubectl get -o yaml`` writes) is read in
+  one pass over the same events by ``plain_load_all``, which builds the data while it applies the depth
+  and repeated-key limits; anything else falls back to the check above, then PyYAML's loader.
+
 Everything here raises ``capacity.errors.InputError`` naming the source and the line and column.
 """
 
@@ -25,12 +29,16 @@ import yaml
 from yaml.events import (
     AliasEvent,
     DocumentEndEvent,
+    DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
 )
+from yaml.nodes import ScalarNode
 
 from capacity.errors import InputError
 
@@ -199,11 +207,122 @@ def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
         raise yaml_error(exc, source, text) from None
 
 
+_TAG = "tag:yaml.org,2002:"
+_STR_TAG = _TAG + "str"
+#: Scalar types whose constructed value depends on the scalar's text alone (immutable results).
+_PLAIN_TAGS = frozenset(_TAG + t for t in ("null", "bool", "int", "float", "timestamp"))
+_NOT_PLAIN = object()
+
+
+class _NotPlain(Exception):
+    """The text uses something the one-pass reader leaves to PyYAML (anchors, tags, merges, errors...)."""
+
+
+def _plain_scalar(loader: Any, value: str) -> Any:
+    """What SafeLoader builds from an untagged plain scalar, or _NOT_PLAIN (e.g. '<<', '=')."""
+    tag = loader.resolve(ScalarNode, value, (True, False))
+    if tag == _STR_TAG:
+        return value
+    if tag not in _PLAIN_TAGS:
+        return _NOT_PLAIN
+    try:
+        return loader.yaml_constructors[tag](loader, ScalarNode(tag, value))
+    except Exception:  # noqa: BLE001 - the full loader reports it
+        return _NOT_PLAIN
+
+
+def plain_load_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any] | None:
+    """Every document of a plain YAML stream in one pass over libyaml's events, or None.
+
+    "Plain" is what Kubernetes dumps are: no anchors, aliases or tags, no merge keys, no collection
+    keys, no key twice in one mapping, nesting under ``max_depth``, no syntax error. For such text the
+    result equals ``yaml.load_all(text, Loader=SAFE_LOADER)`` and ``check_yaml_structure`` has nothing to
+    refuse; anything else returns None and the caller takes the checked path, which reports it. This
+    reads the text once instead of twice (structure check, then load) and builds no node graph.
+    """
+    if SAFE_LOADER.yaml_path_resolvers:  # pragma: no cover - nobody registers path resolvers
+        return None
+    try:
+        loader = SAFE_LOADER(text)
+    except Exception:  # noqa: BLE001 - e.g. unencodable text: the checked path reports it
+        return None
+    cache: dict[str, Any] = {}
+    docs: list[Any] = []
+    # One frame per open collection: [container, keys seen (None for a list), key pending, pending key].
+    stack: list[list[Any]] = []
+    top: list[Any] | None = None
+    get = loader.get_event
+    try:
+        while True:
+            ev = get()
+            cls = type(ev)
+            if cls is ScalarEvent:
+                if ev.anchor is not None or ev.tag is not None:
+                    raise _NotPlain
+                value = ev.value
+                if ev.implicit[0]:
+                    obj = cache.get(value, _NOT_PLAIN)
+                    if obj is _NOT_PLAIN:
+                        obj = _plain_scalar(loader, value)
+                        if obj is _NOT_PLAIN:
+                            raise _NotPlain
+                        cache[value] = obj
+                else:
+                    obj = value
+                if top is None:
+                    docs.append(obj)
+                elif top[1] is None:
+                    top[0].append(obj)
+                elif top[2]:
+                    keys = top[1]
+                    if value in keys:
+                        raise _NotPlain
+                    keys.add(value)
+                    top[2] = False
+                    top[3] = obj
+                else:
+                    top[0][top[3]] = obj
+                    top[2] = True
+                continue
+            if cls is MappingStartEvent or cls is SequenceStartEvent:
+                if ev.anchor is not None or ev.tag is not None or len(stack) + (top is not None) >= max_depth:
+                    raise _NotPlain  # (the open collections are `stack` and `top`)
+                if top is not None:
+                    if top[1] is not None and top[2]:
+                        raise _NotPlain  # a collection as a mapping key
+                    stack.append(top)
+                top = [{}, set(), True, None] if cls is MappingStartEvent else [[], None, True, None]
+                continue
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
+                obj = top[0]  # type: ignore[index]
+                top = stack.pop() if stack else None
+                if top is None:
+                    docs.append(obj)
+                elif top[1] is None:
+                    top[0].append(obj)
+                else:
+                    top[0][top[3]] = obj
+                    top[2] = True
+                continue
+            if cls is StreamEndEvent:
+                return docs
+            if cls is not DocumentStartEvent and cls is not DocumentEndEvent and cls is not StreamStartEvent:
+                raise _NotPlain  # an alias (or anything unforeseen)
+            # StreamStart, DocumentStart, DocumentEnd: nothing to build.
+    except Exception:  # noqa: BLE001 - _NotPlain, a YAMLError...: the checked path decides and reports
+        return None
+    finally:
+        loader.dispose()
+
+
 def safe_load_all(text: str, source: str = "input", limit: int | None = None) -> list[Any]:
     """Every document of a YAML stream as plain data, after the size and structure checks."""
     check_text_size(text, source, limit)
     if "\x00" in text:
         raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
+    docs = plain_load_all(text)
+    if docs is not None:
+        return docs
     check_yaml_structure(text, source)
     try:
         return list(yaml.load_all(text, Loader=SAFE_LOADER))

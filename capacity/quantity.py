@@ -140,6 +140,25 @@ def parse_quantity(raw: object, *, obj: str = "", field: str = "") -> Decimal:
     (which no int64 read of it survives) is an InputError. Raises ``InputError`` naming ``obj`` and ``field`` for
     anything Kubernetes would reject, and for booleans, None and containers.
     """
+    if type(raw) is str:  # the usual case: a cluster repeats a few dozen quantity strings
+        cached = _PARSED.get(raw)
+        if cached is not None:
+            return cached
+        q = _parse_quantity(raw, obj, field)
+        if len(raw) <= _CACHE_KEY_MAX and len(_PARSED) < _CACHE_MAX:
+            _PARSED[raw] = q
+        return q
+    return _parse_quantity(raw, obj, field)
+
+
+#: Parsed quantity strings (successes only: errors name the object and field). ``Decimal`` values are
+#: immutable, so sharing them is safe. Bounded, so hostile input cannot grow it without limit.
+_PARSED: dict[str, Decimal] = {}
+_CACHE_MAX = 1 << 16
+_CACHE_KEY_MAX = 64
+
+
+def _parse_quantity(raw: object, obj: str, field: str) -> Decimal:
     text = _to_text(raw, obj, field)
     if not text:
         raise InputError(obj, field, f"invalid quantity {_show(raw)}: empty; {_FORMAT_HELP}")
@@ -210,14 +229,29 @@ def _ceil_away(numerator: int, denominator: int) -> int:
 
 def value(q: Decimal | int) -> int:
     """Kubernetes ``Quantity.Value()``: the value rounded up, away from zero, to an integer."""
-    numerator, denominator = Decimal(q).as_integer_ratio()
-    return _ceil_away(numerator, denominator)
+    out = _VALUES.get(q) if type(q) is not Decimal or q.is_finite() else None
+    if out is None:
+        numerator, denominator = Decimal(q).as_integer_ratio()
+        out = _ceil_away(numerator, denominator)
+        if len(_VALUES) < _CACHE_MAX:
+            _VALUES[q] = out
+    return out
 
 
 def milli_value(q: Decimal | int) -> int:
     """Kubernetes ``Quantity.MilliValue()``: 1000 x value, rounded up away from zero ("1.5m" -> 2)."""
-    numerator, denominator = Decimal(q).as_integer_ratio()
-    return _ceil_away(numerator * 1000, denominator)
+    out = _MILLI_VALUES.get(q) if type(q) is not Decimal or q.is_finite() else None
+    if out is None:
+        numerator, denominator = Decimal(q).as_integer_ratio()
+        out = _ceil_away(numerator * 1000, denominator)
+        if len(_MILLI_VALUES) < _CACHE_MAX:
+            _MILLI_VALUES[q] = out
+    return out
+
+
+# Both results depend on the numeric value alone (equal Decimals and ints hash alike and agree here).
+_VALUES: dict[Decimal | int, int] = {}
+_MILLI_VALUES: dict[Decimal | int, int] = {}
 
 
 # --- Rendering for humans -----------------------------------------------------------------------

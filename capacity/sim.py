@@ -920,6 +920,8 @@ class Simulator:
         self._used: dict[str, float] = {}
         self._count = {"Pending": 0, "Bound": 0, "Running": 0, "Releasing": 0, "Succeeded": 0, "Failed": 0}
         self._qcount: dict[str, list[int]] = {}
+        self._rolled: dict[str, list[int]] = {}  # _qcount rolled up to the ancestors, kept in step
+        self._chains: dict[str, tuple[str, ...]] = {}
         for key, pod in c.pods.items():
             self._contribute((self._pod_seq[key], pod), +1)
         self._last_rows = self._queue_rows_at(self._pos)
@@ -946,8 +948,19 @@ class Simulator:
                 used[name] = used.get(name, 0.0) + sign * v
         queue = self._queue_of.get(self._group_of(pod)) if pod.group else None
         if queue is not None and state in ("Pending", "Bound", "Running"):
-            counts = self._qcount.setdefault(queue, [0, 0])
-            counts[0 if state == "Pending" else 1] += sign
+            chain = self._chains.get(queue)
+            if chain is None:
+                chain = self._chains[queue] = self._chain(queue)
+            counts = self._qcount.get(queue)
+            rolled = self._rolled
+            if counts is None:
+                counts = self._qcount[queue] = [0, 0]
+                for name in chain:
+                    rolled.setdefault(name, [0, 0])
+            i = 0 if state == "Pending" else 1
+            counts[i] += sign
+            for name in chain:
+                rolled[name][i] += sign
 
     def _cycle_row(self, k: int, now: float, skipped: int, arrived: list[str], completed: list[str],
                    result: CycleResult, controller: list[str]) -> dict[str, Any]:
@@ -963,7 +976,7 @@ class Simulator:
 
     def _queue_rows(self, result: CycleResult) -> dict[str, tuple[Any, ...]]:
         """This cycle's numbers for every queue whose numbers changed since the last cycle."""
-        counts = self._rolled_up_counts()
+        counts = self._rolled
         changed: dict[str, tuple[Any, ...]] = {}
         for name in self.cluster.queues:
             q = result.queues.get(name)
@@ -976,6 +989,23 @@ class Simulator:
         return changed
 
     def _rolled_up_counts(self) -> dict[str, tuple[int, int]]:
+        """Pending and running pods per queue, each leaf's counted in every ancestor (kept in step by
+        `_contribute`; `_rolled_up_counts_full` is the same figure computed from scratch)."""
+        return {k: (v[0], v[1]) for k, v in self._rolled.items()}
+
+    def _chain(self, queue: str) -> tuple[str, ...]:
+        """The queue and its ancestors up to root, as the roll-up visits them (a cycle is cut short)."""
+        queues = self.cluster.queues
+        chain: list[str] = []
+        cur: str | None = queue
+        seen = 0
+        while cur is not None and cur in queues and seen <= len(queues):
+            chain.append(cur)
+            cur = queues[cur].parent or ("root" if cur != "root" and "root" in queues else None)
+            seen += 1
+        return tuple(chain)
+
+    def _rolled_up_counts_full(self) -> dict[str, tuple[int, int]]:
         queues = self.cluster.queues
         out: dict[str, list[int]] = {}
         for name, (pending, running) in self._qcount.items():

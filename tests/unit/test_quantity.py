@@ -310,3 +310,34 @@ def test_format_bytes_round_trips(amount: int) -> None:
 @given(st.integers(min_value=0, max_value=10**15))
 def test_format_milli_count_round_trips(milli: int) -> None:
     assert milli_value(parse_quantity(format_milli_count(milli))) == milli
+
+
+# --- the caches: parsed strings and Value()/MilliValue() results are reused, errors never ---------
+
+@given(st.from_regex(r"[+-]?[0-9]{0,4}(\.[0-9]{0,4})?(m|k|M|G|Ki|Mi|Gi|e3|E|n|u)?", fullmatch=True))
+def test_cached_parses_equal_fresh_ones(text: str) -> None:
+    from capacity import quantity
+    try:
+        fresh = quantity._parse_quantity(text, "", "")
+    except InputError:
+        with pytest.raises(InputError):
+            parse_quantity(text)
+        return
+    assert parse_quantity(text) == fresh and parse_quantity(text) == fresh  # the second from the cache
+    assert value(parse_quantity(text)) == value(fresh)
+    assert milli_value(parse_quantity(text)) == milli_value(fresh)
+
+
+def test_errors_are_not_cached_and_name_each_caller() -> None:
+    for obj in ("Pod/a", "Pod/b"):
+        with pytest.raises(InputError) as info:
+            parse_quantity("1K", obj=obj, field="spec.cpu")
+        assert info.value.obj == obj
+
+
+def test_value_caches_agree_across_equal_numbers() -> None:
+    assert milli_value(D("1.0")) == milli_value(D("1")) == milli_value(1) == 1000
+    assert value(D("1.5")) == value(D("1.50")) == 2
+    assert milli_value(D("-0.0005")) == -1 and milli_value(D("-0.0005")) == -1
+    with pytest.raises(ValueError):
+        value(D("NaN"))
