@@ -4,12 +4,13 @@ error as text, without building one FitError per node where NodeFit already know
 `fit_report(errors, total)` returns exactly `(fit_summary(errors, total), {node: str(error)})`. For
 NodeFit's FitErrors, the nodes that fail on FutureIdle ("Insufficient cpu, ...") are grouped by the set
 of dimensions that failed, so each distinct sentence is built once; the other nodes (a predicate's
-error) are asked one by one, as before.
+error) are asked one by one, as before. The texts of the first kind are joined only when the
+mapping is first read (`LazyTexts`): a trace keeps them, and most are never read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from capacity.nodefit import FitErrors
 
 
-def fit_report(errors: Mapping[str, Any], total: int) -> tuple[str, dict[str, str]]:
+def fit_report(errors: Mapping[str, Any], total: int) -> tuple[str, Mapping[str, str]]:
     counts: dict[str, int] = {}
     if isinstance(errors, FitErrors) and len(errors.failures.names) < 63:
         texts = _fit_errors_texts(errors, counts)
@@ -36,7 +37,37 @@ def summary(counts: dict[str, int], total: int) -> str:
     return f"0/{total} nodes are available: {parts}" if parts else f"0/{total} nodes are available"
 
 
-def _fit_errors_texts(errors: FitErrors, counts: dict[str, int]) -> dict[str, str]:
+class LazyTexts(Mapping[str, str]):
+    """A {node: text} mapping built by `make` when first read; then it reads as that dict."""
+
+    __slots__ = ("_make", "_dict")
+
+    def __init__(self, make: Callable[[], dict[str, str]]) -> None:
+        self._make: Callable[[], dict[str, str]] | None = make
+        self._dict: dict[str, str] | None = None
+
+    def _get(self) -> dict[str, str]:
+        d = self._dict
+        if d is None:
+            assert self._make is not None
+            d = self._dict = self._make()
+            self._make = None
+        return d
+
+    def __getitem__(self, key: str) -> str:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __repr__(self) -> str:
+        return repr(self._get())
+
+
+def _fit_errors_texts(errors: FitErrors, counts: dict[str, int]) -> Mapping[str, str]:
     names = errors.fit.names
     failing = np.flatnonzero(errors.failing)
     short = ~errors.fits[failing]  # FutureIdle too small: FitFailures' "Insufficient ..." reasons
@@ -50,16 +81,23 @@ def _fit_errors_texts(errors: FitErrors, counts: dict[str, int]) -> dict[str, st
         for r in reasons:
             counts[r] = counts.get(r, 0) + n
         suffix.append(": " + ", ".join(reasons))
-    texts: dict[str, str] = {}
-    k = 0
-    inv = inverse.tolist()
-    for i, is_short in zip(failing.tolist(), short.tolist(), strict=True):
-        if is_short:
-            texts[names[i]] = names[i] + suffix[inv[k]]
-            k += 1
-        else:
-            e = errors._error(i)
-            for r in e.reasons:
-                counts[r] = counts.get(r, 0) + 1
-            texts[names[i]] = str(e)
-    return texts
+    other: dict[int, str] = {}  # a predicate's error: asked now, while the session is as it failed
+    for i in failing[~short].tolist():
+        e = errors._error(i)
+        for r in e.reasons:
+            counts[r] = counts.get(r, 0) + 1
+        other[i] = str(e)
+
+    def make() -> dict[str, str]:
+        texts: dict[str, str] = {}
+        k = 0
+        inv = inverse.tolist()
+        for i, is_short in zip(failing.tolist(), short.tolist(), strict=True):
+            if is_short:
+                texts[names[i]] = names[i] + suffix[inv[k]]
+                k += 1
+            else:
+                texts[names[i]] = other[i]
+        return texts
+
+    return LazyTexts(make)

@@ -415,6 +415,30 @@ class Node:
         if self.fit is not None:
             self.fit.touch(self, clone, 1)
 
+    def add_task_unfitted(self, task: Task) -> None:
+        """`add_task` for a node no NodeFit follows yet (the session snapshot): the same clone and
+        accounting, with `_account` written out for the one sign."""
+        if self.fit is not None:
+            self.add_task(task)
+            return
+        key = task.key
+        tasks = self.tasks
+        if key in tasks:
+            raise ValueError(f"task {key} already on node {self.name}")
+        clone = task.clone()
+        tasks[key] = clone
+        req = clone.resreq
+        status = clone.status
+        if status == S.RELEASING:
+            self.idle.sub_without_assert(req)
+            self.releasing.add(req)
+            self.used.add(req)
+        elif status == S.PIPELINED:
+            self.pipelined.add(req)
+        else:
+            self.idle.sub_without_assert(req)
+            self.used.add(req)
+
     def remove_task(self, task: Task) -> None:
         stored = self.tasks.pop(task.key, None)
         if stored is not None:

@@ -105,8 +105,13 @@ class Resource:
 
     @classmethod
     def empty(cls) -> Resource:
-        """``EmptyResource()``: all zero, no scalar map."""
-        return cls()
+        """``EmptyResource()``: all zero, no scalar map (what ``cls()`` builds, without its conversions)."""
+        r = cls.__new__(cls)
+        r.cpu = 0.0
+        r.memory = 0.0
+        r.scalars = None
+        r.max_task_num = 0
+        return r
 
     @classmethod
     def infinite(cls) -> Resource:

@@ -8,7 +8,7 @@ one place and cannot drift apart. With tracing off every call is a cheap no-op.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,12 +57,57 @@ class Record:
         return d
 
 
+class NodeNames(Sequence[str]):
+    """The names at positions `idx` of a name list, made into a list only when read.
+
+    For details naming many nodes (scoreTie's `tied`): a record keeps the positions, which the decision
+    already has, instead of a list of names nobody may read. Reads as, and compares equal to, that list.
+    """
+
+    __slots__ = ("_names", "_idx", "_list")
+
+    def __init__(self, names: Sequence[str], idx: Any) -> None:
+        self._names = names
+        self._idx = idx  # NodeList positions: a numpy integer array or a sequence of ints
+        self._list: list[str] | None = None
+
+    def as_list(self) -> list[str]:
+        got = self._list
+        if got is None:
+            names = self._names
+            idx = self._idx
+            got = self._list = [names[i] for i in (idx.tolist() if hasattr(idx, "tolist") else idx)]
+            self._names = self._idx = ()  # the list is all that is needed from now on
+        return got
+
+    def __len__(self) -> int:
+        return len(self._list) if self._list is not None else len(self._idx)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.as_list()[i]
+
+    def __iter__(self) -> Any:
+        return iter(self.as_list())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, NodeNames):
+            return self.as_list() == other.as_list()
+        if isinstance(other, list | tuple):
+            return self.as_list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # like the list it stands for
+
+    def __repr__(self) -> str:
+        return repr(self.as_list())
+
+
 def _jsonable(v: Any) -> Any:
     if isinstance(v, bool | int | float | str) or v is None:
         return v
-    if isinstance(v, dict):
+    if isinstance(v, dict | Mapping):  # Mapping: details read lazily (fit_report.LazyTexts)
         return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple | set):
+    if isinstance(v, list | tuple | set | NodeNames):
         return [_jsonable(x) for x in v]
     return str(v)
 
@@ -108,6 +153,16 @@ class Trace:
             else:
                 pending = ()
             self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, pending, detail))
+
+    def event_with(self, kind: str, subject: str, verdict: Any, detail: dict[str, Any]) -> None:
+        """`event` with a detail dict the caller built for it (and gives away): no keyword round trip."""
+        if self.enabled:
+            pending = self._pending
+            if pending:
+                self._pending = []
+            else:
+                pending = ()
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", pending, detail))
 
     def for_subject(self, subject: str) -> list[Record]:
         return [r for r in self.records if r.subject == subject]

@@ -18,6 +18,9 @@ from capacity.framework.statement import Statement
 from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, Placement
 from capacity.resources import ZERO
+from capacity.trace import NodeNames
+
+TIE_NOTE = "Volcano picks at random among equal scores; Capacity Lab takes the first in node order"
 
 
 def execute(ssn: Session) -> None:
@@ -37,11 +40,14 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
     queued: set[str] = set()
     jobs_by_queue: dict[str, PriorityQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
+    tracing = ssn.trace.enabled
     for job in ssn.jobs.values():
         if job.is_pending():
             if has_enqueue:
                 continue
             job.phase = PodGroupPhase.INQUEUE
+        if not tracing and not job.index.get(TaskStatus.PENDING):
+            continue  # no task to place; JobValid would only leave its trace (none is kept)
         valid, reason = ssn.job_valid(job)
         if not valid:
             ssn.trace.event("skipJob", job.uid, reason)
@@ -68,6 +74,9 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queu
                     worksheets: dict[str, PriorityQueue[Task]]) -> None:
     """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
     trace = ssn.trace
+    # Session.describe_queue's plugins, looked up once: what allocateJob records of the queue.
+    describers = [d for p in ssn.plugins.values() if (d := getattr(p, "describe_queue", None)) is not None] \
+        if trace.enabled else []
     while queues.items:
         queue = queues.pop()
         if ssn.overused(queue):
@@ -78,8 +87,10 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queu
             continue
         job = jobs.pop()
         if trace.enabled:
-            trace.event("allocateJob", job.uid, queue.name, priority=job.priority,
-                        ready=job.ready_task_num(), **ssn.describe_queue(queue))
+            detail = {"priority": job.priority, "ready": job.ready_task_num()}
+            for describe in describers:
+                detail.update(describe(queue))
+            trace.event_with("allocateJob", job.uid, queue.name, detail)
         tasks = worksheets[job.uid]
         stmt = allocate_for_tasks(ssn, job, tasks, queue)
         if stmt is not None and ssn.job_ready(job):
@@ -231,9 +242,7 @@ def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node 
         best = max(scores.values())
         tied = [n for n in gradient if scores[n.name] == best]
         if len(tied) > 1:
-            ssn.trace.event("scoreTie", task.key, tied[0].name, tied=[n.name for n in tied],
-                            note="Volcano picks at random among equal scores; Capacity Lab takes the "
-                                 "first in node order")
+            ssn.trace.event("scoreTie", task.key, tied[0].name, tied=[n.name for n in tied], note=TIE_NOTE)
         return tied[0], pipelined
     return None, False
 
@@ -249,11 +258,10 @@ def _choose_node_vector(ssn: Session, fit: NodeFit, task: Task, idx: np.ndarray)
         scores = ssn.node_scores_vector(task, gradient)
         k = int(np.argmax(scores))
         if ssn.trace.enabled:
-            tied = [ssn.node_list[i].name for i in gradient[scores == scores[k]].tolist()]
+            tied = gradient[scores == scores[k]]
             if len(tied) > 1:
-                ssn.trace.event("scoreTie", task.key, tied[0], tied=tied,
-                                note="Volcano picks at random among equal scores; Capacity Lab takes the "
-                                     "first in node order")
+                ssn.trace.event("scoreTie", task.key, fit.names[int(tied[0])], tied=NodeNames(fit.names, tied),
+                                note=TIE_NOTE)
         return ssn.node_list[int(gradient[k])], pipelined
     return None, False
 
@@ -266,10 +274,10 @@ def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tu
         if best == -np.inf:
             continue
         if ssn.trace.enabled:
-            tied = [ssn.node_list[i].name for i in np.flatnonzero(scores == best).tolist()]
+            tied = (scores == best).nonzero()[0]
             if len(tied) > 1:
-                ssn.trace.event("scoreTie", task.key, tied[0], tied=tied,
-                                note="Volcano picks at random among equal scores; Capacity Lab takes the "
-                                     "first in node order")
+                names = placement.fit.names
+                ssn.trace.event("scoreTie", task.key, names[int(tied[0])], tied=NodeNames(names, tied),
+                                note=TIE_NOTE)
         return ssn.node_list[k], pipelined
     return None, False

@@ -12,8 +12,13 @@ from capacity.nodefit import CandidateList
 
 
 def execute(ssn: Session) -> None:
-    if not ssn.trace.enabled and not _best_effort_work(ssn):
-        return  # the loops below would only order jobs (and, traced, record their jobValid votes)
+    if not _best_effort_work(ssn):
+        # The loops below would only order jobs: their one trace of it is the jobValid votes, in job order.
+        if ssn.trace.enabled:
+            for job in ssn.jobs.values():
+                if not job.is_pending():
+                    ssn.job_valid(job)
+        return
     by_queue: dict[str, list[Job]] = {}
     for job in ssn.jobs.values():
         if job.is_pending():

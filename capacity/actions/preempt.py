@@ -114,6 +114,10 @@ def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
     """The job's queue if the job may preempt: not Pending, valid, queue known, starving."""
     if job.is_pending():
         return None
+    if not ssn.trace.enabled and not ssn.job_starving(job):
+        # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, the
+        # test that turns away nearly every job may go first (the same jobs come through).
+        return None
     valid, reason = ssn.job_valid(job)
     if not valid:
         ssn.trace.event("preemptSkipJob", job.uid, False, why=reason)

@@ -25,9 +25,16 @@ def execute(ssn: Session) -> None:
     queued: set[str] = set()
     preemptors: dict[str, PriorityQueue[Job]] = {}
     task_queues: dict[str, PriorityQueue[Task]] = {}
+    tracing = ssn.trace.enabled
     for job in ssn.jobs.values():
         if job.is_pending():
             continue
+        if not tracing:
+            # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, a
+            # job whose queue is already queued matters only if it is starving, the cheaper test.
+            known = ssn.queues.get(job.queue)
+            if known is not None and known.name in queued and not ssn.job_starving(job):
+                continue
         valid, _ = ssn.job_valid(job)
         if not valid:
             continue

@@ -183,18 +183,22 @@ class Session:
                             c.job_priority(pg), pre_raw == "true", pre_raw is not None, pg.creation,
                             pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
         self.all_tasks: dict[str, Task] = {}
+        all_tasks = self.all_tasks
+        nodes_get = self.nodes.get
+        jobs_get = jobs.get
+        done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
         for pod in c.pods.values():
             task = Task(pod.uid, pod.name, pod.namespace, f"{pod.namespace}/{pod.group}" if pod.group else "",
                         pod.role, pod.resreq, pod.priority, pod.preemptable, pod.node_name, pod.task_status(),
                         pod.spec, pod.sch_gated, pod.nominated_node)
-            node = self.nodes.get(pod.node_name) if pod.node_name else None
-            if node is not None and task.status not in (TaskStatus.SUCCEEDED, TaskStatus.FAILED):
-                node.add_task(task)
+            node = nodes_get(pod.node_name) if pod.node_name else None
+            if node is not None and task.status not in done:
+                node.add_task_unfitted(task)
                 node.mirror[task.key] = task
-            job = jobs.get(task.job) if task.job else None
+            job = jobs_get(task.job) if task.job else None
             if job is not None:
                 job.add_task(task)
-                self.all_tasks[task.uid] = task
+                all_tasks[task.uid] = task
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
         self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
 
@@ -708,7 +712,7 @@ class Session:
                 closer(self)
         res = self.result
         for uid, job in self.jobs.items():
-            pipelined = job.tasks_in(TaskStatus.PIPELINED)
+            pipelined = job.tasks_in(TaskStatus.PIPELINED) if TaskStatus.PIPELINED in job.index else None
             if pipelined:
                 res.pipelined[uid] = [t.node_name for t in pipelined]
                 for t in pipelined:
@@ -723,11 +727,17 @@ class Session:
 
     def _phase_at_close(self, job: Job) -> str:
         """getPodGroupPhase (session.go:581-635)."""
-        if job.count(TaskStatus.RUNNING) > 0 and job.unschedulable_this_session:
+        index = job.index  # Job.count / scheduled_task_num read straight off the status index
+        running = len(index.get(TaskStatus.RUNNING) or ())
+        if running > 0 and job.unschedulable_this_session:
             return PodGroupPhase.UNKNOWN
-        scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num()
+        succeeded = len(index.get(TaskStatus.SUCCEEDED) or ())
+        failed = len(index.get(TaskStatus.FAILED) or ())
+        scheduled = running + len(index.get(TaskStatus.BOUND) or ()) + failed + succeeded
+        if TaskStatus.RELEASING in index:
+            scheduled += job.releasing_scheduled_task_num()
         if scheduled >= job.min_available:
-            completed = job.count(TaskStatus.SUCCEEDED) + job.count(TaskStatus.FAILED)
+            completed = succeeded + failed
             if scheduled == completed and scheduled > 0:
                 return PodGroupPhase.COMPLETED
             return PodGroupPhase.RUNNING

@@ -131,7 +131,7 @@ def inqueue_resource(job: Job, allocated: Resource) -> Resource:
             if left > 0:
                 res.add_scalar("pods", left)
             continue
-        if k.startswith("count/") or not is_scalar_resource_name(k):
+        if k.startswith("count/") or not _scalar_name(k):
             continue
         if res.scalars is None:
             res.scalars = {}
@@ -149,7 +149,7 @@ def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     for t in job.tasks.values():
         if t.sch_gated:
             gated.add(t.resreq)
-    if gated.is_empty():
+    if gated.is_empty():  # (always so without gated tasks: accumulate_job skips the call then)
         return r
     out = r.clone()
     out.cpu = max(out.cpu - gated.cpu, 0.0)
@@ -173,12 +173,65 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
                 attr.request.add(t.resreq)
     if job.min_resources is not None:
         if job.phase == PodGroupPhase.INQUEUE:
-            attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
+            attr.inqueue.add(_inqueue_of(job))
         elif job.phase == PodGroupPhase.RUNNING:
             allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
             if allocated_num >= job.min_available:
-                attr.inqueue.add(deduct_sch_gated(job, inqueue_resource(job, job.allocated)))
-    attr.elastic.add(job.elastic_resources())
+                attr.inqueue.add(_inqueue_of(job))
+    _add_exceeded(attr.elastic, job.allocated, job.min_resources_or_empty())
+
+
+def _inqueue_of(job: Job) -> Resource:
+    """deduct_sch_gated(job, inqueue_resource(job, job.allocated)), without the walk over the tasks
+    for gated ones when the job has none (the deduction returns its argument then)."""
+    r = inqueue_resource(job, job.allocated)
+    for t in job.tasks.values():
+        if t.sch_gated:
+            return deduct_sch_gated(job, r)
+    return r
+
+
+def _add_exceeded(target: Resource, left: Resource, right: Resource) -> None:
+    """`target.add(exceeded_part(left, right))` (job.elastic_resources() for left = allocated, right =
+    minResources or empty) without building the two Resources of `left.diff(right, ZERO)`: the same
+    values added in the same key order (tests/unit/test_capacity_open_fast.py)."""
+    lc, rc = left.cpu, right.cpu
+    target.cpu += lc - rc if lc > rc else 0.0
+    lm, rm = left.memory, right.memory
+    target.memory += lm - rm if lm > rm else 0.0
+    ls = left.scalars or {}
+    rs = right.scalars or {}
+    s = target.scalars
+    for k, a in ls.items():
+        b = rs.get(k, 0.0)
+        if a == -1.0:
+            v = a
+        elif b == -1.0 or not a > b:
+            continue
+        else:
+            v = a - b
+        if s is None:
+            s = target.scalars = {}
+        s[k] = s.get(k, 0.0) + v
+    for k, b in rs.items():
+        if k in ls or b == -1.0 or not b < 0.0:
+            continue
+        if s is None:
+            s = target.scalars = {}
+        s[k] = s.get(k, 0.0) + (0.0 - b)
+
+
+_SCALAR_NAMES: dict[str, bool] = {}
+
+
+def _scalar_name(name: str) -> bool:
+    """is_scalar_resource_name, remembered per name (a pure function of the string)."""
+    got = _SCALAR_NAMES.get(name)
+    if got is None:
+        got = is_scalar_resource_name(name)
+        if len(_SCALAR_NAMES) < 4096:
+            _SCALAR_NAMES[name] = got
+    return got
 
 
 def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]:
@@ -232,6 +285,8 @@ class CapacityPlugin(Plugin):
         self.trace = ssn.trace
         self.attrs: dict[str, QueueAttr] = {}
         self._order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]] = {}
+        self._fit_texts: dict[tuple[str, Any], tuple[str, list[str]]] = {}  # trace: reasons of a fitting path
+        self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
         self.hierarchy = ssn.hierarchy_enabled(self.name)
         level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
         if warn:
@@ -288,22 +343,9 @@ class CapacityPlugin(Plugin):
                 chain.append(self.attrs[cur])
                 cur = (ssn.queues[cur].parent or ROOT) if cur != ROOT else ""
             attr.ancestors = list(reversed(chain))
-        for job in ssn.jobs.values():
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                continue
-            if attr.children:
-                return self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
-                                   "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
-            before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
-            accumulate_job(attr, job)
-            deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
-                      _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
-            for anc in attr.ancestors:
-                anc.allocated.add(deltas[0])
-                anc.request.add(deltas[1])
-                anc.inqueue.add(deltas[2])
-                anc.elastic.add(deltas[3])
+        exact = _accumulation_exact(ssn.jobs.values())
+        if self._accumulate_exact() if exact else self._accumulate_stepwise():
+            return None
         root = self.attrs.get(ROOT)
         if root is None:
             return self._stall("there is no root queue (Volcano's scheduler creates one at start-up; "
@@ -322,6 +364,98 @@ class CapacityPlugin(Plugin):
         self._check_hierarchical(root)
         for attr in self.attrs.values():
             update_share(attr)
+
+    def _accumulate_stepwise(self) -> bool:
+        """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
+        to the leaf into each ancestor, job by job. True if the build stalled."""
+        ssn = self.ssn
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                continue
+            if attr.children:
+                self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
+                            "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
+                return True
+            before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
+            accumulate_job(attr, job)
+            deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
+                      _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
+            for anc in attr.ancestors:
+                anc.allocated.add(deltas[0])
+                anc.request.add(deltas[1])
+                anc.inqueue.add(deltas[2])
+                anc.elastic.add(deltas[3])
+        return False
+
+    def _accumulate_exact(self) -> bool:
+        """`_accumulate_stepwise` when every value it adds is an integer and every sum stays exact
+        (`_accumulation_exact`): the leaves accumulate job by job as there, and each ancestor ends as the
+        plain sum of its leaves, which is what the job-by-job deltas add up to when no addition rounds.
+        The scalar keys of each ancestor take the order in which the deltas would have brought them
+        (tests/unit/test_capacity_open_fast.py checks both against `_accumulate_stepwise`)."""
+        attrs = self.attrs
+        visited: dict[str, list[int]] = {}  # leaf -> scalar keys already passed up, per field
+        orders: dict[str, tuple[dict[str, None], ...]] = {}  # ancestor -> its scalar keys, per field
+        stalled = False
+        for job in self.ssn.jobs.values():
+            attr = attrs.get(job.queue)
+            if attr is None:
+                continue
+            if attr.children:
+                self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
+                            "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
+                stalled = True
+                break
+            accumulate_job(attr, job)
+            ancestors = attr.ancestors
+            if not ancestors:
+                continue
+            seen = visited.get(attr.name)
+            if seen is None:
+                seen = visited[attr.name] = [0, 0, 0, 0]
+                for anc in ancestors:
+                    if anc.name not in orders:
+                        orders[anc.name] = ({}, {}, {}, {})
+            for fi, r in enumerate((attr.allocated, attr.request, attr.inqueue, attr.elastic)):
+                sc = r.scalars
+                if sc and len(sc) != seen[fi]:
+                    fresh = list(sc)[seen[fi]:]
+                    seen[fi] = len(sc)
+                    for anc in ancestors:
+                        order = orders[anc.name][fi]
+                        for k in fresh:
+                            order.setdefault(k)
+        sums: dict[str, list[list[float]]] = {}
+        for name in visited:
+            leaf = attrs[name]
+            parts = (leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)
+            for anc in leaf.ancestors:
+                acc = sums.get(anc.name)
+                if acc is None:
+                    acc = sums[anc.name] = [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+                for fi, r in enumerate(parts):
+                    acc[fi][0] += r.cpu
+                    acc[fi][1] += r.memory
+        for anc_name, acc in sums.items():
+            anc = attrs[anc_name]
+            leaves = [attrs[n] for n in visited if anc in attrs[n].ancestors]
+            for fi, target in enumerate((anc.allocated, anc.request, anc.inqueue, anc.elastic)):
+                target.cpu = acc[fi][0]
+                target.memory = acc[fi][1]
+                order = orders[anc_name][fi]
+                if order:
+                    fields = [(leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)[fi].scalars
+                              for leaf in leaves]
+                    total: dict[str, float] = {}
+                    for k in order:
+                        v = 0.0
+                        for sc in fields:
+                            if sc:
+                                v += sc.get(k, 0.0)
+                        total[k] = v
+                    target.scalars = total
+        return stalled
 
     def _check_hierarchical(self, parent: QueueAttr) -> None:
         sum_d = Resource.empty()
@@ -443,7 +577,10 @@ class CapacityPlugin(Plugin):
             return {}
         out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
         if self.hierarchy:
-            out["path"] = attr.path()
+            path = self._paths.get(attr.name)
+            if path is None:
+                path = self._paths[attr.name] = attr.path()
+            out["path"] = path
             out["ancestorShares"] = {a.name: a.share for a in attr.ancestors}
             out["quirk"] = STALE_SHARES_QUIRK
         return out
@@ -491,8 +628,13 @@ class CapacityPlugin(Plugin):
                         realCapability=_fmt(a.real_capability, failed))
                 return False
         if self.trace.enabled:
-            self.trace.because(self.name, "realCapability", f"fits the realCapability of "
-                               f"{', '.join(a.name for a in path)}", queues=[a.name for a in path])
+            # The same path for every task of the queue: one sentence and one list, shared by the reasons.
+            key = (attr.name, len(path))
+            fit = self._fit_texts.get(key)
+            if fit is None:
+                names = [a.name for a in path]
+                fit = self._fit_texts[key] = (f"fits the realCapability of {', '.join(names)}", names)
+            self.trace.because(self.name, "realCapability", fit[0], queues=fit[1])
         return True
 
     def job_enqueueable(self, job: Job) -> int:
@@ -508,8 +650,8 @@ class CapacityPlugin(Plugin):
             return PERMIT
         min_req = job.min_resources
         traced = self.trace.enabled
-        levels: list[str] = []
-        for a in self._path(attr):
+        path = self._path(attr)
+        for a in path:
             r = min_req.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
@@ -522,11 +664,14 @@ class CapacityPlugin(Plugin):
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
                 return REJECT
-            if traced:
-                levels.append(a.path())
         if traced:
-            self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic "
-                               f"fit the realCapability at every level: {', '.join(levels)}", levels=levels)
+            key = ("enqueue", attr.name)
+            fit = self._fit_texts.get(key)
+            if fit is None:
+                levels = [a.path() for a in path]
+                fit = self._fit_texts[key] = ("minResources + allocated + inqueue - elastic fit the realCapability "
+                                              f"at every level: {', '.join(levels)}", levels)
+            self.trace.because(self.name, "enqueueRealCapability", fit[0], levels=fit[1])
         return PERMIT
 
     def job_enqueued(self, job: Job) -> None:
@@ -798,6 +943,28 @@ def fits_after_adding(allocated: Resource, req: Resource, limit: Resource) -> bo
             continue
         total = (have.get(k, 0.0) if have is not None else 0.0) + q
         if total > (caps.get(k, 0.0) if caps is not None else 0.0):
+            return False
+    return True
+
+
+def _accumulation_exact(jobs: Any) -> bool:
+    """Whether building the queue tree adds only integers whose sums stay exact: every request and
+    minResources value an integer, and per dimension (cpu, memory, the scalars together) the sum of
+    their magnitudes below 2**52. Every value the build adds or subtracts (allocated, request,
+    inqueue, elastic, and the partial sums of each in leaves and ancestors) is then an integer no larger
+    than that sum, so no operation rounds and the order of the additions cannot change a sum."""
+    jobs = list(jobs)
+    reqs = [t.resreq for job in jobs for t in job.tasks.values()]
+    reqs += [job.min_resources for job in jobs if job.min_resources is not None]
+    cpus = [r.cpu for r in reqs]
+    mems = [r.memory for r in reqs]
+    scalars = [v for r in reqs if r.scalars for v in r.scalars.values()]
+    import numpy as np
+    for values in (cpus, mems, scalars):
+        if not values:
+            continue
+        a = np.asarray(values, dtype=float)
+        if not (bool(np.all(np.floor(a) == a)) and float(np.abs(a).sum()) < float(2**52)):
             return False
     return True
 

@@ -73,3 +73,35 @@ def test_python_path_is_used_for_small_updates(monkeypatch: pytest.MonkeyPatch) 
     simulate(load_objects(random_cluster(3, CONFS["hierarchy"], nodes=64, jobs=200)), cycles=2,
              trace=Trace(enabled=False))
     assert calls["nodes"] > 10
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_node_scores_equal_the_reference(seed: int) -> None:
+    """nodeorder's per-node score functions (the lean one for the default weights included) give
+    `score(task, node)` exactly, for every task and node, also after random binds that overfill nodes."""
+    import random
+
+    from capacity.scheduler import open_session
+
+    rnd = random.Random(seed)
+    cl = load_objects(random_cluster(seed + 40, CONFS["hierarchy"], nodes=40, jobs=150))
+    ssn = open_session(cl, Trace(enabled=False))
+    plugin = ssn.plugins["nodeorder"]
+    fit = ssn.node_fit()
+    assert fit is not None and fit.exact
+    tasks = [t for j in ssn.jobs.values() for t in j.tasks.values()]
+    predicates = ssn.plugins["predicates"]
+    for round_ in range(4):
+        if round_:  # bind random pending tasks anywhere, capacity or not: fractions above 1, negative free
+            for t in rnd.sample(tasks, 25):
+                node = rnd.choice(ssn.node_list)
+                if t.key not in node.mirror:
+                    clone = t.clone()
+                    clone.node_name = node.name
+                    predicates._on_allocate(clone)
+            fit = ssn.node_fit()
+        for t in tasks:
+            fn = plugin.node_score(t)
+            assert fn is not None
+            for i, node in enumerate(ssn.node_list):
+                assert fn(i) == plugin.score(t, node), (t.key, node.name)

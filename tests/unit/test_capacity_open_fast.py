@@ -1,0 +1,187 @@
+"""Session-open fast paths agree with the step-by-step code they stand in for, on random clusters."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from capacity.plugins import capacity as cap
+from capacity.scheduler import open_session
+from capacity.trace import Trace
+from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+TREE = {"a": "root", "b": "root", "c": "root", "a1": "a", "a2": "a", "b1": "b", "b11": "b1", "b12": "b1"}
+LEAVES = ["a1", "a2", "b11", "b12", "c"]
+SCALARS = ["nvidia.com/gpu", "example.com/foo", "example.com/bar"]
+
+
+def _requests(rnd: random.Random) -> dict[str, str]:
+    req = {"cpu": f"{rnd.randint(0, 4000)}m", "memory": f"{rnd.randint(0, 64)}Mi"}
+    for k in rnd.sample(SCALARS, rnd.randint(0, len(SCALARS))):
+        req[k] = str(rnd.randint(0, 3))
+    return req
+
+
+def _random_cluster(rnd: random.Random, stall: bool = False) -> Any:
+    objs: list[dict[str, Any]] = [
+        conf("enqueue, allocate", [{"name": "priority"}, {"name": "gang"}],
+             [{"name": "predicates"}, {"name": "capacity", "enableHierarchy": True}]),
+        node("n1", cpu="64", memory="256Gi", gpu="8"), node("n2", cpu="64", memory="256Gi", gpu="8"),
+        queue("root"),
+    ]
+    for name, parent in TREE.items():
+        objs.append(queue(name, parent=parent))
+    for j in range(rnd.randint(1, 25)):
+        leaf = "b1" if stall and j == 7 else rnd.choice(LEAVES)
+        phase = rnd.choice(["Pending", "Inqueue", "Running"])
+        min_res = _requests(rnd) if rnd.random() < 0.7 else None
+        objs.append(podgroup(f"pg{j}", leaf, min_member=rnd.randint(1, 3), phase=phase, min_resources=min_res))
+        for t in range(rnd.randint(0, 3)):
+            node_name = rnd.choice(["", "n1", "n2"])
+            objs.append(pod(f"pg{j}-t{t}", f"pg{j}", _requests(rnd), node_name=node_name))
+    return cluster(*objs)
+
+
+def _attrs(c: Any) -> tuple[Any, list[str]]:
+    ssn = open_session(c, Trace(enabled=False))
+    plugin = ssn.plugins["capacity"]
+    out = {}
+    for name, attr in plugin.attrs.items():
+        fields = {}
+        for f in ("allocated", "request", "inqueue", "elastic", "deserved", "real_capability", "capability"):
+            r = getattr(attr, f)
+            fields[f] = (r.cpu, r.memory, None if r.scalars is None else list(r.scalars.items()), r.max_task_num)
+        out[name] = (fields, attr.share)
+    return out, list(ssn.notes)
+
+
+@pytest.mark.parametrize("stall", [False, True])
+def test_exact_tree_accumulation_equals_stepwise(monkeypatch: pytest.MonkeyPatch, stall: bool) -> None:
+    rnd = random.Random(11 + stall)
+    exact_runs = 0
+    for _ in range(60):
+        c = _random_cluster(rnd, stall)
+        calls: list[bool] = []
+        real = cap._accumulation_exact
+
+        def spy(jobs: Any, real: Any = real, calls: list[bool] = calls) -> bool:
+            got = real(jobs)
+            calls.append(got)
+            return got
+
+        monkeypatch.setattr(cap, "_accumulation_exact", spy)
+        fast = _attrs(c)
+        monkeypatch.setattr(cap, "_accumulation_exact", lambda jobs: False)
+        slow = _attrs(c)
+        monkeypatch.setattr(cap, "_accumulation_exact", real)
+        assert fast == slow
+        exact_runs += calls == [True]
+    assert exact_runs >= 50
+
+
+def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
+    from capacity.model import Job
+    from capacity.resources import Resource
+
+    def job(r: Resource) -> Job:
+        return Job("ns/j", "j", "ns", "q", 1, {}, 0, False, False, "", "Pending", r, {})
+
+    assert cap._accumulation_exact([job(Resource(1000.0, 2.0**40, {"nvidia.com/gpu": 1.0}))])
+    assert not cap._accumulation_exact([job(Resource(0.5, 1.0))])
+    assert not cap._accumulation_exact([job(Resource(1.0, 1.0, {"x/y": 0.1}))])
+    assert not cap._accumulation_exact([job(Resource(1.0, 2.0**52))])
+
+
+def test_add_exceeded_is_adding_exceeded_part() -> None:
+    import math
+
+    from capacity.resources import Resource, exceeded_part
+
+    values = [0.0, -0.0, 0.05, 1.0, 2.5, 1000.0, -1.0, -3.0, math.inf, math.nan]
+    rnd = random.Random(3)
+
+    def res() -> Resource:
+        r = Resource(rnd.choice(values), rnd.choice(values))
+        kind = rnd.random()
+        if kind < 0.2:
+            r.scalars = None
+        elif kind < 0.3:
+            r.scalars = {}
+        else:
+            r.scalars = {k: rnd.choice(values) for k in rnd.sample(SCALARS + ["pods"], rnd.randint(1, 4))}
+        return r
+
+    def dump(r: Resource) -> Any:
+        return repr((r.cpu, r.memory, None if r.scalars is None else list(r.scalars.items()), r.max_task_num))
+
+    for _ in range(20000):
+        target, left, right = res(), res(), res()
+        expected = target.clone().add(exceeded_part(left, right))
+        cap._add_exceeded(target, left, right)
+        assert dump(target) == dump(expected), (left, right)
+
+
+def test_phase_at_close_reads_the_index_as_the_counters_do() -> None:
+    from capacity.framework.session import Session
+    from capacity.model import Job, PodGroupPhase, PodSpec, Task, TaskStatus
+    from capacity.resources import Resource
+
+    def reference(job: Job) -> str:
+        if job.count(TaskStatus.RUNNING) > 0 and job.unschedulable_this_session:
+            return PodGroupPhase.UNKNOWN
+        scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num()
+        if scheduled >= job.min_available:
+            completed = job.count(TaskStatus.SUCCEEDED) + job.count(TaskStatus.FAILED)
+            if scheduled == completed and scheduled > 0:
+                return PodGroupPhase.COMPLETED
+            return PodGroupPhase.RUNNING
+        if job.phase != PodGroupPhase.INQUEUE:
+            return PodGroupPhase.PENDING
+        return PodGroupPhase.INQUEUE
+
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    spec = PodSpec({}, {}, {}, None, [], "", "", "", "", "", False, 0)
+    rnd = random.Random(8)
+    ssn = Session.__new__(Session)
+    for _ in range(3000):
+        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 4), {}, 0, False, False, "",
+                  rnd.choice(["Pending", "Inqueue", "Running"]), None, {})
+        job.unschedulable_this_session = rnd.random() < 0.3
+        tasks = [Task(f"t{i}", f"t{i}", "ns", "ns/j", "", Resource(1.0, 1.0), 0, False,
+                      rnd.choice(["", "n1"]), rnd.choice(statuses), spec) for i in range(rnd.randint(0, 6))]
+        for t in tasks:
+            job.add_task(t)
+        for _ in range(rnd.randint(0, 4)):
+            if tasks:
+                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
+        assert Session._phase_at_close(ssn, job) == reference(job)
+
+
+def test_snapshot_node_add_accounts_as_add_task() -> None:
+    from capacity.model import Node, PodSpec, Task, TaskStatus
+    from capacity.resources import Resource
+
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    spec = PodSpec({}, {}, {}, None, [], "", "", "", "", "", False, 0)
+    rnd = random.Random(6)
+
+    def dump(n: Node) -> Any:
+        return [(r.cpu, r.memory, None if r.scalars is None else list(r.scalars.items()))
+                for r in (n.idle, n.used, n.releasing, n.pipelined)] + [
+                    [(k, t.status) for k, t in n.tasks.items()]]
+
+    for _ in range(2000):
+        alloc = Resource(8000.0, 1e9, {"pods": 110.0} if rnd.random() < 0.5 else None)
+        a, b = Node("n", {}, alloc, [], False), Node("n", {}, alloc, [], False)
+        for i in range(rnd.randint(0, 6)):
+            req = Resource(rnd.choice([0.0, 0.5, 1000.0]), 2.0,
+                           dict.fromkeys(rnd.sample(SCALARS, rnd.randint(0, 2)), 1.0) or None)
+            t = Task(f"t{i}", f"t{i}", "ns", "ns/j", "", req, 0, False, "n", rnd.choice(statuses), spec)
+            a.add_task(t)
+            b.add_task_unfitted(t)
+            assert b.tasks[t.key] is not t
+        assert dump(a) == dump(b)
+    fields = Resource.__slots__
+    assert [getattr(Resource.empty(), f) for f in fields] == [getattr(Resource(), f) for f in fields]
