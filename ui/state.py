@@ -28,7 +28,7 @@ from capacity.errors import InputError, ResourceUnderflow
 from capacity.framework.session import CycleResult, SessionOptions
 from capacity.k8s import load_cluster
 from capacity.lint import Finding, lint
-from capacity.scheduler import open_session, run_cycle
+from capacity.scheduler import gc_paused, open_session, run_cycle
 from capacity.trace import Record, Trace
 
 #: The single session-state key that holds the workspace.
@@ -219,7 +219,8 @@ class Workspace:
         plugin in tier order, capacity or proportion, reports a queue), taken before the next cycle
         decides anything. Empty when the scheduler configuration has no such plugin.
         """
-        ssn = open_session(self.cluster, None, self.options)
+        with gc_paused():
+            ssn = open_session(self.cluster, None, self.options)
         numbers: QueueNumbers = {}
         for plugin in ssn.plugins.values():  # opened in tier order
             attrs = getattr(plugin, "attrs", None)
