@@ -413,7 +413,7 @@ class Node:
         self.tasks[task.key] = clone
         self._account(clone, +1)
         if self.fit is not None:
-            self.fit.touch(self, clone, 1)
+            self.fit.touch(self)
 
     def add_task_unfitted(self, task: Task) -> None:
         """`add_task` for a node no NodeFit follows yet (the session snapshot): the same clone and
@@ -444,7 +444,7 @@ class Node:
         if stored is not None:
             self._account(stored, -1)
             if self.fit is not None:
-                self.fit.touch(self, stored, -1)
+                self.fit.touch(self)
 
     def update_task(self, task: Task) -> None:
         self.remove_task(task)

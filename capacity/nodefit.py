@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from capacity.model import PREEMPTABLE_STATUSES, Node, Task
+from capacity.model import Node, Task
 from capacity.resources import MIN_RESOURCE, Resource
 
 if TYPE_CHECKING:
@@ -137,14 +137,6 @@ class NodeFit:
         self.pods_list: list[int] = [0] * n
         self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
         self.exact = _all_integral(reqs + allocs)
-        # Preemptable Bound/Running tasks (node clones) per node: a superset of any victim list.
-        self.victims_total = np.zeros(n, dtype=np.int64)
-        self.victims_by_queue: dict[str, np.ndarray] = {}
-        self.victims_by_job: dict[str, dict[int, int]] = {}
-        # ... and the sums of their requests, built on first use (reclaim, preempt).
-        self.vsum_total: np.ndarray | None = None
-        self.vsum_by_queue: dict[str, np.ndarray] = {}
-        self.vsum_by_job: dict[str, dict[int, np.ndarray]] = {}
         self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
         self.dirty: set[int] = set(range(n))
         self.mirror_dirty: set[int] = set(range(n))  # nodes whose mirror sums must be added up again
@@ -152,47 +144,15 @@ class NodeFit:
         # Per node, len(log) right after its last refresh: node i changed since version v iff stamp[i] > v.
         self.stamp = np.zeros(n, dtype=np.int64)
         self.placements: dict[tuple[Any, ...], Placement] = {}
-        self._count_victims_at_open()
-        self.refresh()
-
-    def _count_victims_at_open(self) -> None:
-        """`_count_victim(i, clone, 1)` for every clone on every node, in node order, counted in Python
-        and stored as arrays once (the same counts, and the same insertion order of the per-queue and
-        per-job tables: tests/unit/test_nodefit_open.py)."""
-        jobs_get = self.ssn.jobs.get
-        every: list[int] = []
-        by_queue: dict[str, list[int]] = {}
-        by_job = self.victims_by_job
         for i, node in enumerate(self.nodes):
             node.index = i
             node.fit = self
-            for clone in node.tasks.values():
-                if not (clone.preemptable and clone.status & PREEMPTABLE_STATUSES):
-                    continue
-                job = jobs_get(clone.job)
-                if job is None:
-                    continue
-                every.append(i)
-                at = by_queue.get(job.queue)
-                if at is None:
-                    at = by_queue[job.queue] = []
-                at.append(i)
-                per_node = by_job.get(job.uid)
-                if per_node is None:
-                    per_node = by_job[job.uid] = {}
-                per_node[i] = per_node.get(i, 0) + 1
-        n = self.n
-        self.victims_total = np.bincount(np.asarray(every, dtype=np.int64), minlength=n).astype(np.int64)
-        for queue, at in by_queue.items():
-            self.victims_by_queue[queue] = np.bincount(np.asarray(at, dtype=np.int64),
-                                                       minlength=n).astype(np.int64)
+        self.refresh()
 
     # ---- keeping in step ---------------------------------------------------------------------
-    def touch(self, node: Node, clone: Task | None = None, sign: int = 0) -> None:
+    def touch(self, node: Node) -> None:
         """Node accounting changed (a task clone added or removed): recompute its columns lazily."""
         self.dirty.add(node.index)
-        if clone is not None:
-            self._count_victim(node.index, clone, sign)
 
     def mirror_changed(self, node: Node, removed: Task | None, added: Task | None) -> None:
         """The predicates plugin replaced `removed` by `added` in the node's Kubernetes mirror (either
@@ -224,77 +184,10 @@ class NodeFit:
         self.pods[i] = pods
         self.mirror_sums[:, i] = sums
 
-    def _count_victim(self, i: int, clone: Task, sign: int) -> None:
-        if not (clone.preemptable and clone.status & PREEMPTABLE_STATUSES):
-            return
-        job = self.ssn.jobs.get(clone.job)
-        if job is None:
-            return  # not a session task: never a victim
-        self.victims_total[i] += sign
-        arr = self.victims_by_queue.get(job.queue)
-        if arr is None:
-            arr = self.victims_by_queue[job.queue] = np.zeros(self.n, dtype=np.int64)
-        arr[i] += sign
-        per_node = self.victims_by_job.setdefault(job.uid, {})
-        left = per_node.get(i, 0) + sign
-        if left:
-            per_node[i] = left
-        else:
-            per_node.pop(i, None)
-        if self.vsum_total is not None:
-            self._sum_victim(i, clone, sign, job.queue, job.uid)
-
-    def _sum_victim(self, i: int, clone: Task, sign: int, queue: str, job: str) -> None:
-        row = np.array(self._row(clone.resreq)) * sign
-        assert self.vsum_total is not None
-        self.vsum_total[:-1, i] += row
-        q = self.vsum_by_queue.get(queue)
-        if q is None:
-            q = self.vsum_by_queue[queue] = np.zeros_like(self.vsum_total)
-        q[:-1, i] += row
-        per_node = self.vsum_by_job.setdefault(job, {})
-        per_node[i] = per_node[i] + row if i in per_node else row
-
-    def _victim_sums(self) -> None:
-        if self.vsum_total is not None:
-            return
-        self.vsum_total = np.zeros_like(self.fi)
-        for i, node in enumerate(self.nodes):
-            for clone in node.tasks.values():
-                if clone.preemptable and clone.status & PREEMPTABLE_STATUSES:
-                    job = self.ssn.jobs.get(clone.job)
-                    if job is not None:
-                        self._sum_victim(i, clone, 1, job.queue, job.uid)
-
     def bound(self, victims: np.ndarray) -> np.ndarray:
         """FutureIdle plus the requests of possible victims: no victim set on a node frees more (requests
         are never negative). Exact only with integral quantities (`exact`), which callers check."""
         return self.fi + victims
-
-    def victim_sums_outside_queue(self, queue: str) -> np.ndarray:
-        self._victim_sums()
-        assert self.vsum_total is not None
-        own = self.vsum_by_queue.get(queue)
-        return self.vsum_total if own is None else self.vsum_total - own
-
-    def victim_sums_in_queue_other_jobs(self, queue: str, job: str) -> np.ndarray:
-        self._victim_sums()
-        assert self.vsum_total is not None
-        own = self.vsum_by_queue.get(queue)
-        if own is None:
-            return np.zeros_like(self.vsum_total)
-        out = own.copy()
-        for i, row in self.vsum_by_job.get(job, {}).items():
-            out[:-1, i] -= row
-        return out
-
-    def victim_sums_of_job(self, job: str) -> np.ndarray:
-        self._victim_sums()
-        assert self.vsum_total is not None
-        out = np.zeros_like(self.vsum_total)
-        for i, row in self.vsum_by_job.get(job, {}).items():
-            out[:-1, i] = row
-        return out
 
     def _row(self, r: Resource) -> list[float]:
         s = r.scalars
@@ -434,27 +327,6 @@ class NodeFit:
             sub = sub.take(idx, axis=2)  # two takes: a 3-D fancy gather costs ~10x more
         ok = np.logical_and.reduce((sub - values) > _NEG_EPS, axis=1)
         return ok[0], ok[1]
-
-    # ---- victim index ----------------------------------------------------------------------------
-    def victims_outside_queue(self, queue: str) -> np.ndarray:
-        """Per node: preemptable Bound/Running tasks of other queues (reclaim's possible victims)."""
-        own = self.victims_by_queue.get(queue)
-        return self.victims_total if own is None else self.victims_total - own
-
-    def victims_in_queue_other_jobs(self, queue: str, job: str) -> np.ndarray:
-        own = self.victims_by_queue.get(queue)
-        if own is None:
-            return np.zeros(self.n, dtype=np.int64)
-        out = own.copy()
-        for i, c in self.victims_by_job.get(job, {}).items():
-            out[i] -= c
-        return out
-
-    def victims_of_job(self, job: str) -> np.ndarray:
-        out = np.zeros(self.n, dtype=np.int64)
-        for i, c in self.victims_by_job.get(job, {}).items():
-            out[i] = c
-        return out
 
 
 class Placement:
