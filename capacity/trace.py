@@ -137,32 +137,17 @@ class Trace:
     def vote(self, kind: str, subject: str, plugin: str, verdict: Any) -> None:
         """File an extension-point answer with the reasons the plugin gave for it."""
         if self.enabled:
-            pending = self._pending
-            if pending:
-                self._pending = []
-            else:
-                pending = ()
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, pending))
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take()))
 
     def event(self, kind: str, subject: str, verdict: Any = True, plugin: str = "", **detail: Any) -> None:
         """File an action outcome (bind, evict, pipeline, skip, phase ...) or a plugin's victim list."""
         if self.enabled:
-            pending = self._pending
-            if pending:
-                self._pending = []
-            else:
-                pending = ()
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, pending, detail))
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, plugin, self.take(), detail))
 
     def event_with(self, kind: str, subject: str, verdict: Any, detail: dict[str, Any]) -> None:
         """`event` with a detail dict the caller built for it (and gives away): no keyword round trip."""
         if self.enabled:
-            pending = self._pending
-            if pending:
-                self._pending = []
-            else:
-                pending = ()
-            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", pending, detail))
+            self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", self.take(), detail))
 
     def for_subject(self, subject: str) -> list[Record]:
         return [r for r in self.records if r.subject == subject]
