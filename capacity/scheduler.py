@@ -78,6 +78,8 @@ def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOpti
         ssn = open_session(cluster, trace, options)
         run_actions(ssn)
         result = ssn.close()
+        ssn.release()
+        del ssn
     result.records = trace.records[start:]
     if write_back:
         apply_cycle(cluster, result)

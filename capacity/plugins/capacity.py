@@ -920,6 +920,12 @@ class CapacityPlugin(Plugin):
         for name, attr in self.attrs.items():
             ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
 
+    def release(self) -> None:
+        """Session.release: the queue tree's parent and child links are reference cycles."""
+        for attr in self.attrs.values():
+            attr.children = {}
+            attr.ancestors = []
+
 
 def _never(t: Task) -> bool:
     return False
