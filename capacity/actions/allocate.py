@@ -138,7 +138,7 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
         if best is None:
             continue
         if trace.enabled:
-            trace.event("nodeChosen", task.key, best.name, feasible=len(candidates), pipelined=pipelined)
+            trace.event_with("nodeChosen", task.key, best.name, {"feasible": len(candidates), "pipelined": pipelined})
         if not pipelined:
             stmt.allocate(task, best)
         else:
@@ -277,7 +277,6 @@ def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tu
             tied = (scores == best).nonzero()[0]
             if len(tied) > 1:
                 names = placement.fit.names
-                ssn.trace.event("scoreTie", task.key, names[int(tied[0])], tied=NodeNames(names, tied),
-                                note=TIE_NOTE)
+                ssn.trace.event_with("scoreTie", task.key, names[k], {"tied": NodeNames(names, tied), "note": TIE_NOTE})
         return ssn.node_list[k], pipelined
     return None, False

@@ -49,7 +49,7 @@ def _try_enqueue(ssn: Session, queue: QueueSpec, job: Job) -> None:
         ssn.job_enqueued(job)
         job.phase = PodGroupPhase.INQUEUE
         if trace.enabled:
-            trace.event("enqueue", job.uid, True, queue=queue.name,
-                        why="no minResources" if job.min_resources is None else "admitted by plugins")
+            trace.event_with("enqueue", job.uid, True, {
+                "queue": queue.name, "why": "no minResources" if job.min_resources is None else "admitted by plugins"})
     elif trace.enabled:
         trace.event("enqueue", job.uid, False, queue=queue.name)

@@ -434,8 +434,9 @@ NO_VICTIMS = "the task does not fit FutureIdle even with every allowed victim go
 
 
 def _file(ssn: Session, skipped: Skipped, task: Task) -> None:
-    if skipped.names:
-        pos = {n.name: i for i, n in enumerate(ssn.node_list)} if len(skipped.names) > 1 else {}
+    if len(skipped.names) > 1:
+        fit = ssn.node_fit()  # its NodeList positions, built once per session
+        pos = fit.pos if fit is not None else {n.name: i for i, n in enumerate(ssn.node_list)}
         skipped.names.sort(key=lambda name: pos.get(name, 0))
     skipped.file(ssn, "preemptNoVictims", task, NO_VICTIMS)
 

@@ -697,7 +697,7 @@ class Session:
         job.update_task_status(task, TaskStatus.BINDING)
         self.result.binds[task.key] = task.node_name
         if self.trace.enabled:
-            self.trace.event("bind", task.key, task.node_name, job=job.uid)
+            self.trace.event_with("bind", task.key, task.node_name, {"job": job.uid})
 
     def record_eviction(self, task: Task, reason: str) -> None:
         if task.key not in self.result.evicted:
@@ -720,7 +720,7 @@ class Session:
                         res.nominated[t.key] = t.node_name
             phase = self._phase_at_close(job)
             if phase != self._initial_phase.get(uid):
-                self.trace.event("phase", uid, phase, before=self._initial_phase.get(uid))
+                self.trace.event_with("phase", uid, phase, {"before": self._initial_phase.get(uid)})
             job.phase = phase
             res.podgroup_phases[uid] = phase
         return res

@@ -79,7 +79,7 @@ class Statement:
         ssn.fire_allocate(task)
         self.operations.append(Operation(ALLOCATE, task))
         if ssn.trace.enabled:
-            ssn.trace.event("allocate", task.key, node.name, job=task.job)
+            ssn.trace.event_with("allocate", task.key, node.name, {"job": task.job})
 
     def _unallocate(self, task: Task) -> None:
         self.ssn.return_to_pending(task)
