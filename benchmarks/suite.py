@@ -9,6 +9,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   s1        S1 full cycle: the openb cluster (1,523 nodes, 8,152 pending pods, one PodGroup each, 200 leaf
             queues in a 2-level tree; capacity + gang + priority + predicates + nodeorder; enqueue, allocate,
             backfill, reclaim, preempt), one cycle on a freshly built cluster. Target <= 1.0 s.
+  trace     What the decision trace costs (issue 3): S1 cycles with tracing on and off, interleaved, each on a
+            freshly built cluster; the ratio of the two medians. Target <= 1.2.
   steady    S1 once its first cycle is written back (bound pods Running) and a second cycle has run: the
             next cycle, in which everything that can run runs. Target <= 50 ms.
   yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
@@ -35,7 +37,7 @@ from typing import Any
 
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
-FIGURES = ("s1", "steady", "yaml", "helios", "openb", "growth")
+FIGURES = ("s1", "trace", "steady", "yaml", "helios", "openb", "growth")
 
 
 @dataclass
@@ -107,6 +109,28 @@ def s1(folder: str, runs: int, **kw: Any) -> tuple[Figure, Any]:
     res = measure(fig, runs, lambda: s1_cluster(folder, **kw), lambda c: run_cycle(c, Trace(enabled=False)))
     fig.note = f"{len(res.binds)} binds, {len(res.evicted)} evictions"
     return fig, res
+
+
+def trace_cost(folder: str, runs: int) -> Figure:
+    """Tracing on over tracing off, on S1: runs alternate (off, on, then on, off ...) so that a slow spell of
+    the shared machine falls on both."""
+    from capacity.openb import s1_cluster
+    from capacity.scheduler import run_cycle
+    from capacity.trace import Trace
+    fig = Figure("S1 cycle, tracing on / off", "x", 1.2)
+    times: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    before = _load()
+    for i in range(runs):
+        for traced in ((False, True) if i % 2 == 0 else (True, False)):
+            cluster = s1_cluster(folder)
+            w, c, _ = timed(lambda cluster=cluster, traced=traced: run_cycle(cluster, Trace(enabled=traced)))
+            times[traced].append((w, c))
+    fig.load = (before, _load())
+    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
+    fig.wall = [med[True][0] / med[False][0]]
+    fig.cpu = [med[True][1] / med[False][1]]
+    fig.note = f"medians: off {med[False][0]:.3f} s, on {med[True][0]:.3f} s ({runs} runs each)"
+    return fig
 
 
 def steady(folder: str, runs: int) -> Figure:
@@ -211,6 +235,8 @@ def run(args: argparse.Namespace) -> int:
     for name in wanted:
         if name == "s1":
             figs = [s1(openb, args.runs)[0]]
+        elif name == "trace":
+            figs = [trace_cost(openb, args.runs)]
         elif name == "steady":
             figs = [steady(openb, args.runs)]
         elif name == "yaml":
