@@ -715,7 +715,12 @@ def to_dict(r: Resource) -> dict[str, float | int]:
     return out
 
 
+_EXACT_INT = float(2**53)
+
+
 def _plain(x: float) -> float | int:
+    if x.__class__ is float:  # the usual case, in one test: is_integer() is False for inf and NaN
+        return int(x) if x.is_integer() and -_EXACT_INT < x < _EXACT_INT else x
     return int(x) if math.isfinite(x) and x == int(x) and abs(x) < 2**53 else x
 
 

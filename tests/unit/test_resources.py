@@ -681,3 +681,15 @@ def test_to_dict() -> None:
     assert d == {"cpu": 2000, "memory": 4 * 2**30, GPU: 1000, "x/y": 0.5}
     assert isinstance(d["cpu"], int)
     assert to_dict(R()) == {"cpu": 0, "memory": 0}
+
+
+@given(st.one_of(st.floats(allow_nan=False), st.integers(min_value=-(2**60), max_value=2**60),
+                 st.integers(min_value=-(2**60), max_value=2**60).map(float)))
+def test_to_dict_values_are_ints_exactly_when_whole_and_below_2_to_53(x: float) -> None:
+    """to_dict's fast path for floats (is_integer) against the general rule it stands for."""
+    import math
+    r = R(x, 0)
+    v = r.cpu
+    want = int(v) if math.isfinite(v) and v == int(v) and abs(v) < 2**53 else v
+    got = to_dict(r)["cpu"]
+    assert type(got) is type(want) and got == want
