@@ -155,6 +155,9 @@ class Job:
         self.min_available = min_available
         self.task_min_available = task_min_available
         self.task_min_available_total = sum(task_min_available.values())
+        # Whether check_task_valid has roles to count at all (both inputs are fixed for the session).
+        self.roles_to_check = min_available >= self.task_min_available_total and any(
+            n > 0 for n in task_min_available.values())
         self.priority = priority
         self.preemptable = preemptable
         self.has_preemptable_key = has_preemptable_key
@@ -285,10 +288,8 @@ class Job:
         return counts
 
     def check_task_valid(self) -> bool:
-        if self.min_available < self.task_min_available_total:
-            return True
-        if not any(n > 0 for n in self.task_min_available.values()):
-            return True  # all() over no role below
+        if not self.roles_to_check:
+            return True  # minAvailable below the roles' sum, or all() over no role below
         counts = self._role_counts(S.PENDING | S.PIPELINED | ALLOCATED_STATUSES | S.SUCCEEDED, False)
         return all(counts.get(role, 0) >= n for role, n in self.task_min_available.items() if n > 0)
 

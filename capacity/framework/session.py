@@ -29,6 +29,7 @@ from capacity.trace import Trace
 PERMIT = 1
 ABSTAIN = 0
 REJECT = -1
+_VOTE_NAMES = {PERMIT: "Permit", REJECT: "Reject"}  # what the trace calls a vote
 
 # Kubernetes framework status codes used by predicates.
 SUCCESS = "Success"
@@ -360,7 +361,7 @@ class Session:
             for name, fn in tier:
                 v = fn(*args)
                 if trace.enabled:
-                    trace.vote(point, subject, name, {PERMIT: "Permit", REJECT: "Reject"}.get(v, "Abstain"))
+                    trace.vote(point, subject, name, _VOTE_NAMES.get(v, "Abstain"))
                 if v < 0:
                     return False
                 if v > 0:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from capacity.framework.session import PERMIT, REJECT, Session
-from capacity.model import Job, Task
+from capacity.model import Job, Task, TaskStatus
 from capacity.plugins.base import Plugin
 
 
@@ -25,9 +25,10 @@ class GangPlugin(Plugin):
         ssn.add_fn("jobStarving", self.name, self.job_starving)
 
     def job_valid(self, job: Job) -> tuple[bool, str]:
-        if not job.check_task_valid():
+        if job.roles_to_check and not job.check_task_valid():
             return False, "NotEnoughPodsOfTask: not enough valid pods of each task for gang-scheduling"
-        vtn = job.valid_task_num()
+        index = job.index  # valid_task_num(), read straight off the status index
+        vtn = job.ready_num + len(index.get(TaskStatus.PIPELINED) or ()) + len(index.get(TaskStatus.PENDING) or ())
         if vtn < job.min_available:
             return False, f"NotEnoughPods: not enough valid tasks for gang-scheduling, valid: {vtn}, " \
                           f"min: {job.min_available}"

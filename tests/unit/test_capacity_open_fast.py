@@ -185,3 +185,42 @@ def test_snapshot_node_add_accounts_as_add_task() -> None:
         assert dump(a) == dump(b)
     fields = Resource.__slots__
     assert [getattr(Resource.empty(), f) for f in fields] == [getattr(Resource(), f) for f in fields]
+
+
+def test_gang_job_valid_reads_the_index_as_the_role_checks_do() -> None:
+    """GangPlugin.job_valid's shortcuts (roles_to_check fixed at Job creation, the valid count read off
+    the status index) against job_info.go's CheckTaskValid and ValidTaskNum spelled out."""
+    from capacity.model import ALLOCATED_STATUSES, Job, PodSpec, Task, TaskStatus
+    from capacity.plugins.gang import GangPlugin
+    from capacity.resources import Resource
+
+    def reference(job: Job) -> bool:
+        counts: dict[str, int] = {}
+        valid = TaskStatus.PENDING | TaskStatus.PIPELINED | ALLOCATED_STATUSES | TaskStatus.SUCCEEDED
+        for t in job.tasks.values():
+            if t.status & valid:
+                counts[t.role] = counts.get(t.role, 0) + 1
+        if job.min_available >= sum(job.task_min_available.values()) and not all(
+                counts.get(role, 0) >= n for role, n in job.task_min_available.items() if n > 0):
+            return False
+        return sum(counts.values()) >= job.min_available
+
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    spec = PodSpec({}, {}, {}, None, [], "", "", "", "", "", False, 0)
+    rnd = random.Random(9)
+    gang = GangPlugin.__new__(GangPlugin)
+    outcomes = set()
+    for _ in range(4000):
+        roles = {r: rnd.randint(0, 3) for r in rnd.sample(["ps", "worker", "chief"], rnd.randint(0, 3))}
+        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 7), roles, 0, False, False, "", "Running", None, {})
+        tasks = [Task(f"t{i}", f"t{i}", "ns", "ns/j", rnd.choice(["ps", "worker", "chief", ""]),
+                      Resource(1.0, 1.0), 0, False, "", rnd.choice(statuses), spec) for i in range(rnd.randint(0, 8))]
+        for t in tasks:
+            job.add_task(t)
+        for _ in range(rnd.randint(0, 4)):
+            if tasks:
+                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
+        got = gang.job_valid(job)[0]
+        assert got == reference(job)
+        outcomes.add((got, job.roles_to_check))
+    assert len(outcomes) == 4  # every branch taken
