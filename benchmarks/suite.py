@@ -9,8 +9,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   s1        S1 full cycle: the openb cluster (1,523 nodes, 8,152 pending pods, one PodGroup each, 200 leaf
             queues in a 2-level tree; capacity + gang + priority + predicates + nodeorder; enqueue, allocate,
             backfill, reclaim, preempt), one cycle on a freshly built cluster. Target <= 1.0 s.
-  trace     What the decision trace costs (issue 3): S1 cycles with tracing on and off, interleaved, each on a
-            freshly built cluster; the ratio of the two medians. Target <= 1.2.
+  trace     What the decision trace costs (issue 3): S1 cycles with tracing on and off, alternating, each in a
+            fresh process on a freshly built cluster; the ratio of the two medians. Target <= 1.2.
   steady    S1 once its first cycle is written back (bound pods Running) and a second cycle has run: the
             next cycle, in which everything that can run runs. Target <= 50 ms.
   yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
@@ -111,25 +111,41 @@ def s1(folder: str, runs: int, **kw: Any) -> tuple[Figure, Any]:
     return fig, res
 
 
+_TRACE_CHILD = """
+import json, sys, time
+from capacity.openb import s1_cluster
+from capacity.scheduler import run_cycle
+from capacity.trace import Trace
+cluster = s1_cluster(sys.argv[1])
+w, c = time.perf_counter(), time.process_time()
+run_cycle(cluster, Trace(enabled=sys.argv[2] == "on"))
+print(json.dumps([time.perf_counter() - w, time.process_time() - c]))
+"""
+
+
 def trace_cost(folder: str, runs: int) -> Figure:
-    """Tracing on over tracing off, on S1: runs alternate (off, on, then on, off ...) so that a slow spell of
-    the shared machine falls on both."""
-    from capacity.openb import s1_cluster
-    from capacity.scheduler import run_cycle
-    from capacity.trace import Trace
+    """Tracing on over tracing off, on S1. Every run is a fresh Python process (what a user's run is: one
+    cycle's trace kept in one process) and the runs alternate off, on, on, off ... so that a slow spell of
+    the shared machine falls on both; the figure is the ratio of the two medians."""
+    import json
+    import subprocess
     fig = Figure("S1 cycle, tracing on / off", "x", 1.2)
-    times: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+    times: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
     before = _load()
     for i in range(runs):
-        for traced in ((False, True) if i % 2 == 0 else (True, False)):
-            cluster = s1_cluster(folder)
-            w, c, _ = timed(lambda cluster=cluster, traced=traced: run_cycle(cluster, Trace(enabled=traced)))
-            times[traced].append((w, c))
+        for mode in (("off", "on") if i % 2 == 0 else ("on", "off")):
+            out = subprocess.run([sys.executable, "-c", _TRACE_CHILD, folder, mode], capture_output=True,
+                                 text=True, check=True, env=env)
+            w, c = json.loads(out.stdout.strip().splitlines()[-1])
+            times[mode].append((w, c))
     fig.load = (before, _load())
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
-    fig.wall = [med[True][0] / med[False][0]]
-    fig.cpu = [med[True][1] / med[False][1]]
-    fig.note = f"medians: off {med[False][0]:.3f} s, on {med[True][0]:.3f} s ({runs} runs each)"
+    fig.wall = [med["on"][0] / med["off"][0]]
+    fig.cpu = [med["on"][1] / med["off"][1]]
+    fig.note = (f"medians: off {med['off'][0]:.3f} s, on {med['on'][0]:.3f} s ({runs} runs each, "
+                f"a fresh process per run)")
     return fig
 
 
