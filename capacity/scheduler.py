@@ -54,7 +54,9 @@ def gc_paused() -> Iterator[None]:
     A cycle allocates hundreds of thousands of small objects (tasks, resources, trace records) that
     live until it ends; the collector would otherwise walk the whole cluster several times per cycle
     (a quarter of a second at the openb scale) to find almost nothing. Reference counting still frees
-    everything acyclic at once; cyclic garbage waits for the next collection after the cycle.
+    everything acyclic at once (`run_cycle` releases its session, so that is nearly everything); what the
+    cycle leaves alive is moved to the oldest generation, where any cyclic garbage among it waits for the
+    next full collection.
     """
     was_enabled = gc.isenabled()
     gc.disable()
