@@ -10,12 +10,12 @@ mapping is first read (`LazyTexts`): a trace keeps them, and most are never read
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
-from capacity.nodefit import FitErrors
+from capacity.nodefit import FitErrors, LazyMapping
 
 
 def fit_report(errors: Mapping[str, Any], total: int) -> tuple[str, Mapping[str, str]]:
@@ -37,7 +37,7 @@ def summary(counts: dict[str, int], total: int) -> str:
     return f"0/{total} nodes are available: {parts}" if parts else f"0/{total} nodes are available"
 
 
-class LazyTexts(Mapping[str, str]):
+class LazyTexts(LazyMapping):
     """A {node: text} mapping built by `make` when first read; then it reads as that dict."""
 
     __slots__ = ("_make", "_dict")
@@ -53,15 +53,6 @@ class LazyTexts(Mapping[str, str]):
             d = self._dict = self._make()
             self._make = None
         return d
-
-    def __getitem__(self, key: str) -> str:
-        return self._get()[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
 
     def __repr__(self) -> str:
         return repr(self._get())

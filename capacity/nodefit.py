@@ -615,7 +615,26 @@ class NodeErrors(Mapping):
         return int(np.count_nonzero(self.mask))
 
 
-class DeferredErrors(Mapping):
+class LazyMapping(Mapping[str, Any]):
+    """A mapping built on first read (`_get`), then read as what was built: for trace details and error
+    maps that are usually never read."""
+
+    __slots__ = ()
+
+    def _get(self) -> Mapping[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+class DeferredErrors(LazyMapping):
     """predicate_nodes' error map when candidates were found (allocate then never reads it): built on
     first use, which must come before any node changes."""
 
@@ -634,12 +653,3 @@ class DeferredErrors(Mapping):
             assert built is not None
             self._errors = built[1]
         return self._errors
-
-    def __getitem__(self, name: str) -> Any:
-        return self._get()[name]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._get())
-
-    def __len__(self) -> int:
-        return len(self._get())
