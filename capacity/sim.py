@@ -257,6 +257,7 @@ class Simulator:
 
     `step()` runs the next cycle that can change something; `run(n)` advances n cycles and
     `run_until(t)` to the last cycle at or before t seconds; `run_to_end()` until nothing can change.
+    The cycles' decision records go to `trace`; without one the cycles run untraced.
     """
 
     def __init__(self, cluster: Cluster, options: SimOptions | None = None, trace: Trace | None = None) -> None:
@@ -560,9 +561,9 @@ class Simulator:
         completed = self._complete(k, dirty)
         arrived = self._arrive(k)
         controller = self._sync_all(dirty, now)
-        if self.trace is not None:
-            self.trace.cycle = k
-        result = run_cycle(self.cluster, self.trace, self.options.session, write_back=False)
+        trace = self.trace if self.trace is not None else Trace(enabled=False)  # nobody would read the records
+        trace.cycle = k
+        result = run_cycle(self.cluster, trace, self.options.session, write_back=False)
         phases, removed, decided = self._apply(result, now)
         reactions = self._react(result, removed, now)
         controller += reactions

@@ -229,3 +229,29 @@ def test_a_bad_duration_names_the_pod() -> None:
 def test_the_period_must_be_positive() -> None:
     with pytest.raises(InputError, match="period"):
         Simulator(tidal(), SimOptions(period=0))
+
+
+def test_a_simulator_without_a_trace_does_not_trace_its_cycles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody can read the records of a simulator given no Trace, so its cycles run untraced (a replay
+    spent a fifth of its time writing records it then threw away); one given a Trace keeps them."""
+    import capacity.sim as sim_module
+
+    seen: list[bool] = []
+    real = sim_module.run_cycle
+
+    def spy(cluster: Any, trace: Any = None, *args: Any, **kw: Any) -> Any:
+        seen.append(trace is None or trace.enabled)  # run_cycle traces unless handed a disabled Trace
+        return real(cluster, trace, *args, **kw)
+
+    monkeypatch.setattr(sim_module, "run_cycle", spy)
+    untraced = Simulator(tidal())
+    untraced.run_to_end()
+    assert len(seen) == untraced.executed > 1 and not any(seen)
+    assert untraced.summary()["evictions"] == 1  # the cycles still decide
+    from capacity.trace import Trace
+
+    seen.clear()
+    traced = Simulator(tidal(), trace=Trace(enabled=True))
+    traced.run_to_end()
+    assert len(seen) == traced.executed and all(seen)
+    assert any(r.kind == "bind" for r in traced.trace.records)
