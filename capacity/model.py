@@ -375,6 +375,9 @@ class Node:
         self.mirror: dict[str, Task] = {}
         self.index = -1  # position in the session's NodeList, set by capacity.nodefit.NodeFit
         self.fit: Any = None  # the session's NodeFit, told about every accounting change
+        # Whether a task was ever added or removed: an untouched node without tasks is as a fresh snapshot
+        # builds it, which lets a SnapshotCache hand it to the next session and NodeFit skip its columns.
+        self.touched = False
 
     def max_task_num(self) -> int:
         return self.allocatable.max_task_num
@@ -412,6 +415,7 @@ class Node:
             raise ValueError(f"task {task.key} already on node {self.name}")
         clone = task.clone()
         self.tasks[task.key] = clone
+        self.touched = True
         self._account(clone, +1)
         if self.fit is not None:
             self.fit.touch(self)
@@ -428,6 +432,7 @@ class Node:
             raise ValueError(f"task {key} already on node {self.name}")
         clone = task.clone()
         tasks[key] = clone
+        self.touched = True
         req = clone.resreq
         status = clone.status
         if status == S.RELEASING:
@@ -443,6 +448,7 @@ class Node:
     def remove_task(self, task: Task) -> None:
         stored = self.tasks.pop(task.key, None)
         if stored is not None:
+            self.touched = True
             self._account(stored, -1)
             if self.fit is not None:
                 self.fit.touch(self)

@@ -16,6 +16,7 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -88,6 +89,46 @@ def _all_integral(resources: list[Resource]) -> bool:
     return bool(np.all((np.floor(values) == values) & (np.abs(values) < EXACT_LIMIT)))
 
 
+class NodeBase:
+    """What NodeFit derives from a NodeList's allocatable alone: names and positions, the allocatable
+    table and an empty node's rows per set of dimensions, pod limits, whether the values are integral.
+    Shared read-only by the NodeFits of one session or, through a SnapshotCache, of many."""
+
+    __slots__ = ("allocs", "names", "pos", "scalars", "exact", "max_tasks", "max_tasks_list", "_tables")
+
+    def __init__(self, nodes: list[Node]) -> None:
+        self.allocs = [node.allocatable for node in nodes]
+        self.names = [node.name for node in nodes]
+        self.pos = {name: i for i, name in enumerate(self.names)}
+        self.scalars: frozenset[str] = frozenset().union(*[r.scalars for r in self.allocs if r.scalars])
+        self.exact = _all_integral(self.allocs)
+        self.max_tasks = np.array([node.max_task_num() for node in nodes], dtype=np.int64)
+        self.max_tasks.flags.writeable = False
+        self.max_tasks_list: list[int] = self.max_tasks.tolist()
+        self._tables: dict[tuple[str, ...], tuple[np.ndarray, list[list[float]]]] = {}
+
+    def matches(self, nodes: list[Node]) -> bool:
+        """The same nodes by name, with the same allocatable objects (a cluster's are never changed in place)."""
+        allocs = self.allocs
+        return (len(nodes) == len(allocs) and all(map(operator.is_, [node.allocatable for node in nodes], allocs))
+                and [node.name for node in nodes] == self.names)
+
+    def table(self, dims: list[str]) -> tuple[np.ndarray, list[list[float]]]:
+        """The allocatable table for these dimensions (one row each, then a row of zeros) and, per node,
+        the Python row an empty node's FutureIdle and Idle read (with the trailing 0.0)."""
+        key = tuple(dims)
+        got = self._tables.get(key)
+        if got is None:
+            scalar_dims = dims[2:]
+            rows = [[r.cpu, r.memory, *[(r.scalars or {}).get(k, 0.0) for k in scalar_dims], 0.0] for r in self.allocs]
+            alloc = np.zeros((len(dims) + 1, len(rows)))
+            if rows:
+                alloc[:] = np.array(rows).T
+            alloc.flags.writeable = False
+            got = self._tables[key] = (alloc, rows)
+        return got
+
+
 class NodeFit:
     """Column-per-node arrays of one session's nodes, kept in step with `Node` accounting.
 
@@ -101,27 +142,35 @@ class NodeFit:
         nodes = ssn.node_list
         self.nodes = nodes
         self.n = n = len(nodes)
-        self.names = [node.name for node in nodes]
-        self.pos = {node.name: i for i, node in enumerate(nodes)}
+        cache = ssn.cache
+        base = cache.node_base if cache is not None else None
+        if base is None or not base.matches(nodes):
+            base = NodeBase(nodes)
+            if cache is not None:
+                cache.node_base = base
+        self.names = base.names
+        self.pos = base.pos
         # Every request a node can see this session: the session's tasks, and the pods already on nodes
         # (node.tasks holds clones sharing their requests with the mirror's pods).
         reqs = [t.resreq for t in ssn.all_tasks.values()]
         reqs += [t.init_resreq for t in ssn.all_tasks.values() if t.init_resreq is not t.resreq]
-        for node in nodes:
+        # Nodes as the snapshot builds them without pods start as NodeBase's rows; the others are refreshed.
+        changed = [i for i, node in enumerate(nodes) if node.touched or node.tasks or node.mirror]
+        for i in changed:
+            node = nodes[i]
             reqs.extend(t.resreq for t in node.mirror.values())
             reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror)
-        allocs = [node.allocatable for node in nodes]
-        scalars: set[str] = set().union(*[r.scalars for r in reqs + allocs if r.scalars])
+        scalars: set[str] = set(base.scalars).union(*[r.scalars for r in reqs if r.scalars])
         self.dims = ["cpu", "memory", *sorted(scalars)]
         self.col = {name: i for i, name in enumerate(self.dims)}
         self.scalar_dims = self.dims[2:]
-        shape = (len(self.dims) + 1, n)
+        self.alloc, empty_rows = base.table(self.dims)
+        shape = self.alloc.shape
         self.state = np.zeros((3, *shape))  # FutureIdle, Idle, Used
         self.fi, self.idle, self.used = self.state
-        self.alloc = np.zeros(shape)
-        for i, node in enumerate(nodes):
-            self.alloc[:-1, i] = self._row(node.allocatable)
-        self.max_tasks = np.array([node.max_task_num() for node in nodes], dtype=np.int64)
+        self.fi[:] = self.alloc  # an empty node's FutureIdle and Idle are its allocatable
+        self.idle[:] = self.alloc
+        self.max_tasks = base.max_tasks
         self.pods = np.zeros(n, dtype=np.int64)
         # Mirror request sums: kube-scheduler's non-zero cpu and memory (rows 0, 1 of nonzero) and the
         # raw cpu, memory and GPU requests (rows 0, 1, 2 of requested).
@@ -130,16 +179,16 @@ class NodeFit:
         self.requested = self.mirror_sums[2:]
         # The same values as Python lists, for the node-by-node Placement update: per node its FutureIdle
         # and Idle rows (plus the trailing 0.0 that row -1 reads), pod count, and the mirror sums
-        # (nonzero cpu, nonzero memory, cpu, memory, GPU).
-        self.fi_rows: list[list[float]] = [[] for _ in range(n)]
-        self.idle_rows: list[list[float]] = [[] for _ in range(n)]
-        self.max_tasks_list: list[int] = self.max_tasks.tolist()
+        # (nonzero cpu, nonzero memory, cpu, memory, GPU). Rows are replaced, never changed in place.
+        self.fi_rows: list[list[float]] = list(empty_rows)
+        self.idle_rows: list[list[float]] = list(empty_rows)
+        self.max_tasks_list: list[int] = base.max_tasks_list
         self.pods_list: list[int] = [0] * n
         self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
-        self.exact = _all_integral(reqs + allocs)
+        self.exact = base.exact and _all_integral(reqs)
         self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
-        self.dirty: set[int] = set(range(n))
-        self.mirror_dirty: set[int] = set(range(n))  # nodes whose mirror sums must be added up again
+        self.dirty: set[int] = set(changed)
+        self.mirror_dirty: set[int] = set(changed)  # nodes whose mirror sums must be added up again
         self.log: list[int] = []  # every refreshed node position, in order: what changed since version v
         # Per node, len(log) right after its last refresh: node i changed since version v iff stamp[i] > v.
         self.stamp = np.zeros(n, dtype=np.int64)

@@ -16,6 +16,7 @@ from typing import Any
 
 from capacity.cluster import Cluster
 from capacity.framework.session import CycleResult, Session, SessionOptions
+from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.plugins import REGISTRY
 from capacity.trace import Trace
 
@@ -23,8 +24,8 @@ ACTIONS = ("enqueue", "allocate", "backfill", "reclaim", "preempt")
 
 
 def open_session(cluster: Cluster, trace: Trace | None = None,
-                 options: SessionOptions | None = None) -> Session:
-    ssn = Session(cluster, trace=trace, options=options)
+                 options: SessionOptions | None = None, cache: SnapshotCache | None = None) -> Session:
+    ssn = Session(cluster, trace=trace, options=options, cache=cache)
     ssn.trace.action = "open"
     for tier in ssn.conf.tiers:
         for opt in tier:
@@ -74,18 +75,21 @@ def gc_paused() -> Iterator[None]:
 
 
 def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOptions | None = None,
-              write_back: bool = True) -> CycleResult:
+              write_back: bool = True, cache: SnapshotCache | None = None) -> CycleResult:
     """Run one cycle on `cluster`; with write_back the cluster moves to the next cycle's state.
 
     Tracing is on unless the caller passes a disabled Trace: the cycle's records come back in
-    `result.records` (and stay in `trace.records` when a Trace is given).
+    `result.records` (and stay in `trace.records` when a Trace is given). A `cache` kept from one cycle
+    to the next on the same cluster saves rebuilding what did not change (`SnapshotCache`).
     """
     trace = trace if trace is not None else Trace(enabled=True)
     start = len(trace.records)
     with gc_paused():
-        ssn = open_session(cluster, trace, options)
+        ssn = open_session(cluster, trace, options, cache)
         run_actions(ssn)
         result = ssn.close()
+        if cache is not None:
+            cache.keep(ssn.node_objs, ssn.node_list)
         ssn.release()
         del ssn
     result.records = trace.records[start:]

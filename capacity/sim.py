@@ -58,6 +58,7 @@ from typing import Any
 from capacity.cluster import Cluster, PodGroupObj, PodObj
 from capacity.errors import InputError
 from capacity.framework.session import CycleResult, SessionOptions
+from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.scheduler import apply_cycle, run_cycle
 from capacity.trace import Trace
 
@@ -266,6 +267,7 @@ class Simulator:
         if not self.options.period > 0:
             raise InputError("simulation", "period", f"must be > 0 seconds, got {self.options.period}")
         self.trace = trace
+        self._cache = SnapshotCache()  # what one cycle's session hands to the next
         self.cycle = 0
         self.history: list[CycleRecord] = []
         self.jobs: dict[str, JobLife] = {}
@@ -383,6 +385,7 @@ class Simulator:
                                 global_default_priority=c.global_default_priority,
                                 namespace_weights=dict(c.namespace_weights), conf=c.conf, warnings=list(c.warnings))
         other.options = self.options
+        other._cache = SnapshotCache()
         other.trace = None
         if self.trace is not None:
             other.trace = Trace(enabled=self.trace.enabled)
@@ -563,7 +566,7 @@ class Simulator:
         controller = self._sync_all(dirty, now)
         trace = self.trace if self.trace is not None else Trace(enabled=False)  # nobody would read the records
         trace.cycle = k
-        result = run_cycle(self.cluster, trace, self.options.session, write_back=False)
+        result = run_cycle(self.cluster, trace, self.options.session, write_back=False, cache=self._cache)
         phases, removed, decided = self._apply(result, now)
         reactions = self._react(result, removed, now)
         controller += reactions

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity import nodefit
-from capacity.cluster import Cluster
+from capacity.cluster import Cluster, NodeObj
 from capacity.conf import PluginOption, SchedulerConf
+from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.model import (
     ALLOCATED_STATUSES,
     Job,
@@ -136,8 +137,9 @@ class Session:
     """Snapshot of the cluster plus the registry of plugin functions for one cycle."""
 
     def __init__(self, cluster: Cluster, conf: SchedulerConf | None = None, trace: Trace | None = None,
-                 options: SessionOptions | None = None) -> None:
+                 options: SessionOptions | None = None, cache: SnapshotCache | None = None) -> None:
         self.cluster = cluster
+        self.cache = cache
         self.conf = conf or cluster.conf
         self.trace = trace or Trace(enabled=False)
         self.options = options or SessionOptions()
@@ -166,12 +168,18 @@ class Session:
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         self.nodes: dict[str, Node] = {}
         self.node_list: list[Node] = []
+        self.node_objs: list[NodeObj] = []  # the cluster's node behind each of node_list
+        cache = self.cache
+        occupied = {p.node_name for p in c.pods.values() if p.node_name} if cache is not None else set()
         for n in c.nodes:
             if not n.ready:
                 continue
-            node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+            node = cache.take(n) if cache is not None and n.name not in occupied else None
+            if node is None:
+                node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
             self.nodes[n.name] = node
             self.node_list.append(node)
+            self.node_objs.append(n)
         self.total_resource = Resource.empty()
         for node in self.node_list:
             self.total_resource.add(node.allocatable)

@@ -1,0 +1,81 @@
+"""What one session hands to the next (SnapshotCache) changes no decision, and NodeFit's start from an
+empty node's rows equals refreshing every node."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from capacity.edit import set_node
+from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.scheduler import open_session, run_cycle
+from capacity.sim import SimOptions, Simulator
+from capacity.trace import Trace
+from capacity.workload import WorkloadSpec, synthetic_cluster
+
+
+def _workload(seed: int, nodes: int = 4) -> Any:
+    spec = WorkloadSpec(seed=seed, jobs=50, arrival_rate=1 / 20, queues={"a": 1.0, "b": 2.0, "c": 1.0},
+                        priority_classes={"high": (1000, 1.0), "low": (10, 2.0)},
+                        service_types={"training": 2.0, "inference": 1.0},
+                        policies={"RestartJob": 1.0, "AbortJob": 1.0, "": 1.0})
+    return synthetic_cluster(spec, nodes=nodes)
+
+
+def _run(seed: int, cached: bool) -> list[str]:
+    trace = Trace(enabled=True)
+    sim = Simulator(_workload(seed), SimOptions(period=10.0), trace=trace)
+    if not cached:
+        sim._cache = None  # type: ignore[assignment]  # every session builds everything
+    sim.run_to_end(max_cycles=150)
+    lines = [json.dumps([r.cycle, r.result.binds, r.result.evicted, r.result.pipelined, r.result.podgroup_phases,
+                         r.queue_rows, r.controller], sort_keys=True, default=str) for r in sim.history]
+    return lines + [json.dumps(rec.as_dict(), sort_keys=True, default=str) for rec in trace.records]
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_simulation_decides_and_explains_the_same_with_and_without_the_cache(seed: int) -> None:
+    cached, plain = _run(seed, True), _run(seed, False)
+    assert any('"kind": "evict"' in line for line in plain)  # the run exercises evictions and their undoing
+    assert cached == plain
+
+
+def test_only_an_unchanged_node_without_pods_is_reused() -> None:
+    cluster = _workload(1)
+    cache = SnapshotCache()
+    ssn = open_session(cluster, Trace(enabled=False), cache=cache)
+    cache.keep(ssn.node_objs, ssn.node_list)
+    first = ssn.nodes["node-000"]
+    assert cache.take(cluster.nodes[0]) is first
+    cache.keep(ssn.node_objs, ssn.node_list)
+    cordoned = set_node(cluster, "node-000", unschedulable=True).cluster
+    assert cache.take(cordoned.nodes[0]) is None  # another NodeObj: built afresh
+    cache.keep(ssn.node_objs, ssn.node_list)
+    cluster.nodes[0] = replace(cluster.nodes[0], labels={"zone": "b"})
+    assert cache.take(cluster.nodes[0]) is None
+    first.touched = True  # a task came and went: not as a fresh snapshot builds it
+    cache.keep(ssn.node_objs, ssn.node_list)
+    assert cache.take(ssn.node_objs[0]) is None
+
+
+def test_nodefit_starts_empty_nodes_from_their_allocatable_as_a_full_refresh_would() -> None:
+    cluster = _workload(3, nodes=40)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim.run(30)  # some nodes busy, the others empty
+    ssn = open_session(sim.cluster, Trace(enabled=False), cache=SnapshotCache())
+    fit = ssn.node_fit()
+    assert fit is not None
+    busy = {i for i, node in enumerate(ssn.node_list) if node.tasks}
+    assert busy and len(busy) < fit.n
+    quick = (fit.state.copy(), fit.mirror_sums.copy(), list(fit.fi_rows), list(fit.idle_rows), list(fit.sums))
+    fit.dirty.update(range(fit.n))
+    fit.mirror_dirty.update(range(fit.n))
+    fit.refresh()
+    np.testing.assert_array_equal(quick[0], fit.state)
+    np.testing.assert_array_equal(quick[1], fit.mirror_sums)
+    assert (quick[2], quick[3], quick[4]) == (fit.fi_rows, fit.idle_rows, fit.sums)
+    run_cycle(sim.cluster, Trace(enabled=False))  # the session is usable as before
