@@ -29,6 +29,7 @@ class SnapshotCache:
     def __init__(self) -> None:
         self._free: dict[str, tuple[NodeObj, Node]] = {}
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
+        self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
     def take(self, obj: NodeObj) -> Node | None:
         """The node the last session left empty and untouched for `obj`, if `obj` is unchanged since."""

@@ -36,7 +36,7 @@ class QueueAttr:
     """capacity.go's queueAttr."""
 
     __slots__ = ("name", "queue", "deserved", "allocated", "request", "elastic", "inqueue",
-                 "capability", "real_capability", "guarantee", "share", "children", "ancestors")
+                 "capability", "real_capability", "guarantee", "share", "children", "ancestors", "fixed")
 
     def __init__(self, queue: QueueSpec) -> None:
         self.name = queue.name
@@ -52,17 +52,78 @@ class QueueAttr:
         self.share = 0.0
         self.children: dict[str, QueueAttr] = {}
         self.ancestors: list[QueueAttr] = []
+        self.fixed: FixedNumbers | None = None
+
+    @classmethod
+    def from_fixed(cls, queue: QueueSpec, fixed: FixedNumbers) -> QueueAttr:
+        """An attribute whose tree-fixed numbers come from an earlier session's build (CapacityPlugin's
+        cached tree); they are shared, never changed after the build."""
+        attr = cls.__new__(cls)
+        attr.name = queue.name
+        attr.queue = queue
+        attr.deserved, attr.capability, attr.guarantee, attr.real_capability = fixed.values
+        attr.allocated = Resource.empty()
+        attr.request = Resource.empty()
+        attr.elastic = Resource.empty()
+        attr.inqueue = Resource.empty()
+        attr.share = 0.0
+        attr.children = {}
+        attr.ancestors = []
+        attr.fixed = fixed
+        return attr
 
     def path(self) -> str:
         return "/".join([a.name for a in self.ancestors] + [self.name])
 
     def summary(self) -> dict[str, Any]:
         from capacity.resources import to_dict
-        return {"deserved": to_dict(self.deserved), "allocated": to_dict(self.allocated),
-                "realCapability": to_dict(self.real_capability), "share": self.share,
-                "capability": to_dict(self.capability), "guarantee": to_dict(self.guarantee),
+        fixed = self.fixed
+        if fixed is not None:
+            d, c, g, r = fixed.dicts
+            deserved, capability, guarantee, real = dict(d), dict(c), dict(g), dict(r)
+        else:
+            deserved, capability = to_dict(self.deserved), to_dict(self.capability)
+            guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
+        return {"deserved": deserved, "allocated": to_dict(self.allocated),
+                "realCapability": real, "share": self.share,
+                "capability": capability, "guarantee": guarantee,
                 "inqueue": to_dict(self.inqueue), "elastic": to_dict(self.elastic),
                 "request": to_dict(self.request), "parent": self.ancestors[-1].name if self.ancestors else ""}
+
+
+class FixedNumbers:
+    """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
+    alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
+
+    __slots__ = ("values", "dicts")
+
+    def __init__(self, attr: QueueAttr) -> None:
+        from capacity.resources import to_dict
+        self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
+        self.dicts = tuple(to_dict(r) for r in self.values)
+
+
+class FixedTree:
+    """What `_build_hierarchical` derives from the queue specs, the cluster total and the options alone,
+    kept in the session's SnapshotCache for the next session on the same queues: per queue its parent
+    chain and FixedNumbers, and the notes `_check_hierarchical` wrote."""
+
+    __slots__ = ("key", "chains", "numbers", "notes")
+
+    def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
+                 notes: list[str]) -> None:
+        self.key = key
+        self.chains = chains
+        self.numbers = numbers
+        self.notes = notes
+
+
+def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
+    """Everything the fixed part of the hierarchical build reads: each queue spec's parent and resources
+    (by identity: specs are replaced, not changed in place, when edited), the total, the seed switch."""
+    return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
+            total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
+            ssn.options.seed004_root_init)
 
 
 def update_share(attr: QueueAttr) -> None:
@@ -323,6 +384,25 @@ class CapacityPlugin(Plugin):
         ssn = self.ssn
         self.ssn.add_fn("queueOrder", self.name, self.queue_order)
         self.ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
+        cache = ssn.cache
+        key = _tree_key(ssn, self.total) if cache is not None else None
+        fixed = cache.plugin_state.get(self.name) if cache is not None else None
+        if fixed is not None and fixed.key != key:
+            fixed = None
+        if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
+            for name in sorted(ssn.queues):
+                self.attrs[name] = QueueAttr.from_fixed(ssn.queues[name], fixed.numbers[name])
+            for name, attr in self.attrs.items():
+                chain = [self.attrs[a] for a in fixed.chains[name]]
+                attr.ancestors = chain
+                if chain:
+                    chain[-1].children[name] = attr
+            if self._accumulate_exact() if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
+                return None
+            ssn.notes.extend(fixed.notes)
+            for attr in self.attrs.values():
+                update_share(attr)
+            return None
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
             if ssn.queues[name].capability is not None:
@@ -361,7 +441,12 @@ class CapacityPlugin(Plugin):
                 inf = Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(self.total.scalars or {}, SCALAR_INFINITY))
                 root.capability = inf
             root.real_capability = root.capability
+        notes_before = len(ssn.notes)
         self._check_hierarchical(root)
+        if cache is not None:
+            cache.plugin_state[self.name] = FixedTree(
+                key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
+                {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
         for attr in self.attrs.values():
             update_share(attr)
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from capacity.edit import set_node
+from capacity.edit import set_node, set_queue_resources
 from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.replay import openb_cluster
 from capacity.scheduler import open_session, run_cycle
 from capacity.sim import SimOptions, Simulator
 from capacity.trace import Trace
@@ -79,3 +81,34 @@ def test_nodefit_starts_empty_nodes_from_their_allocatable_as_a_full_refresh_wou
     np.testing.assert_array_equal(quick[1], fit.mirror_sums)
     assert (quick[2], quick[3], quick[4]) == (fit.fi_rows, fit.idle_rows, fit.sums)
     run_cycle(sim.cluster, Trace(enabled=False))  # the session is usable as before
+
+
+OPENB = str(Path(__file__).resolve().parents[1] / "data" / "openb")
+
+
+def test_a_queue_tree_replay_is_the_same_with_and_without_the_cache() -> None:
+    runs = []
+    for cached in (True, False):
+        trace = Trace(enabled=True)
+        sim = Simulator(openb_cluster(OPENB, departments=2, leaves=4), SimOptions(period=10), trace=trace)
+        if not cached:
+            sim._cache = None  # type: ignore[assignment]
+        sim.run_to_end()
+        runs.append(([(r.cycle, r.result.binds, r.result.podgroup_phases, r.queue_rows) for r in sim.history],
+                     [rec.as_dict() for rec in trace.records]))
+        if cached:
+            assert "capacity" in sim._cache.plugin_state  # the tree was kept for the next sessions
+    assert runs[0] == runs[1]
+
+
+def test_an_edited_queue_is_not_read_from_the_kept_tree() -> None:
+    cluster = openb_cluster(OPENB, departments=2, leaves=4)
+    cache = SnapshotCache()
+    open_session(cluster, Trace(enabled=False), cache=cache)  # keeps the tree
+    leaf = next(name for name, q in cluster.queues.items() if q.parent and q.parent != "root")
+    edited = set_queue_resources(cluster, leaf, deserved={"cpu": "3", "memory": "1Gi"}).cluster
+    numbers = [open_session(c, Trace(enabled=False), cache=cache).plugins["capacity"].attrs[leaf].summary()
+               for c in (edited, edited)]  # the first rebuilds and keeps, the second reads what was kept
+    fresh = open_session(edited, Trace(enabled=False)).plugins["capacity"].attrs[leaf].summary()
+    assert numbers == [fresh, fresh]
+    assert fresh["deserved"]["cpu"] == 3000
