@@ -94,7 +94,7 @@ class NodeBase:
     table and an empty node's rows per set of dimensions, pod limits, whether the values are integral.
     Shared read-only by the NodeFits of one session or, through a SnapshotCache, of many."""
 
-    __slots__ = ("allocs", "names", "pos", "scalars", "exact", "max_tasks", "max_tasks_list", "_tables")
+    __slots__ = ("allocs", "names", "pos", "scalars", "exact", "max_tasks", "max_tasks_list", "_tables", "shared")
 
     def __init__(self, nodes: list[Node]) -> None:
         self.allocs = [node.allocatable for node in nodes]
@@ -106,6 +106,7 @@ class NodeBase:
         self.max_tasks.flags.writeable = False
         self.max_tasks_list: list[int] = self.max_tasks.tolist()
         self._tables: dict[tuple[str, ...], tuple[np.ndarray, list[list[float]]]] = {}
+        self.shared: dict[Any, Any] = {}  # NodeFit.shared
 
     def matches(self, nodes: list[Node]) -> bool:
         """The same nodes by name, with the same allocatable objects (a cluster's are never changed in place)."""
@@ -148,6 +149,7 @@ class NodeFit:
             base = NodeBase(nodes)
             if cache is not None:
                 cache.node_base = base
+        self.base = base
         self.names = base.names
         self.pos = base.pos
         # Every request a node can see this session: the session's tasks, and the pods already on nodes
@@ -197,6 +199,14 @@ class NodeFit:
             node.index = i
             node.fit = self
         self.refresh()
+
+    def shared(self, key: Any, make: Callable[[], Any]) -> Any:
+        """What a plugin derives from the NodeList's fixed parts alone (allocatable, labels, taints, cordons),
+        made once per NodeBase: per session, or once for many through a SnapshotCache. Read-only."""
+        got = self.base.shared.get(key)
+        if got is None:
+            got = self.base.shared[key] = make()
+        return got
 
     # ---- keeping in step ---------------------------------------------------------------------
     def touch(self, node: Node) -> None:

@@ -708,6 +708,8 @@ def to_dict(r: Resource) -> dict[str, float | int]:
 
     Integral values become ints for readability; the absent/empty map distinction is not kept.
     """
+    if not r.scalars and r.cpu == 0.0 and r.memory == 0.0:
+        return {"cpu": 0, "memory": 0}  # the usual empty resource, without the conversions
     out: dict[str, float | int] = {"cpu": _plain(r.cpu), "memory": _plain(r.memory)}
     if r.scalars:
         for k, v in r.scalars.items():

@@ -166,23 +166,26 @@ class Session:
         self.node_fn_makers: dict[tuple[str, str], Callable[[Task], Any]] = {}
         self._node_fit: nodefit.NodeFit | None = None
         self.queues: dict[str, QueueSpec] = dict(c.queues)
-        self.nodes: dict[str, Node] = {}
-        self.node_list: list[Node] = []
-        self.node_objs: list[NodeObj] = []  # the cluster's node behind each of node_list
         cache = self.cache
-        occupied = {p.node_name for p in c.pods.values() if p.node_name} if cache is not None else set()
-        for n in c.nodes:
-            if not n.ready:
-                continue
-            node = cache.take(n) if cache is not None and n.name not in occupied else None
-            if node is None:
+        if cache is not None:
+            self.node_objs: list[NodeObj] = [n for n in c.nodes if n.ready]  # the cluster's node behind each
+            occupied = {p.node_name for p in c.pods.values() if p.node_name}
+            self.node_list, names, self.total_resource = cache.nodes(self.node_objs, occupied)
+            self.nodes: dict[str, Node] = dict(zip(names, self.node_list, strict=True))
+        else:
+            self.nodes = {}
+            self.node_list = []
+            self.node_objs = []
+            for n in c.nodes:
+                if not n.ready:
+                    continue
                 node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
-            self.nodes[n.name] = node
-            self.node_list.append(node)
-            self.node_objs.append(n)
-        self.total_resource = Resource.empty()
-        for node in self.node_list:
-            self.total_resource.add(node.allocatable)
+                self.nodes[n.name] = node
+                self.node_list.append(node)
+                self.node_objs.append(n)
+            self.total_resource = Resource.empty()
+            for node in self.node_list:
+                self.total_resource.add(node.allocatable)
         jobs: dict[str, Job] = {}
         for uid, pg in c.podgroups.items():
             if pg.queue not in self.queues:
@@ -193,6 +196,9 @@ class Session:
                             pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
         self.all_tasks: dict[str, Task] = {}
         all_tasks = self.all_tasks
+        # The pods on nodes at open, every node's Kubernetes mirror together (what plugins scan at open).
+        self.mirrored: list[Task] = []
+        mirrored = self.mirrored
         nodes_get = self.nodes.get
         jobs_get = jobs.get
         done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
@@ -204,6 +210,7 @@ class Session:
             if node is not None and task.status not in done:
                 node.add_task_unfitted(task)
                 node.mirror[task.key] = task
+                mirrored.append(task)
             job = jobs_get(task.job) if task.job else None
             if job is not None:
                 job.add_task(task)

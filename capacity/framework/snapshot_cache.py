@@ -7,17 +7,21 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
 * the nodes a session left empty and untouched (no task ever added or removed), which are exactly what
   the next snapshot would build for a node without pods;
 * per NodeList, what NodeFit derives from the nodes' allocatable alone (names, the allocatable table,
-  the rows an empty node starts with).
+  the rows an empty node starts with);
+* what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree).
 
-Everything is checked before reuse (the same NodeObj and fields, the same allocatable objects), so a
-changed cluster only costs a rebuild. Sessions without a cache build everything, as before.
+Reuse is checked (the same NodeObj objects in the same order, no pod on the node, the same allocatable
+objects for NodeFit, the same queue specs and total for capacity's tree), so a changed cluster only costs a
+rebuild. Sessions without a cache build everything, as before.
 """
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any
 
 from capacity.model import Node
+from capacity.resources import Resource
 
 if TYPE_CHECKING:
     from capacity.cluster import NodeObj
@@ -27,29 +31,45 @@ class SnapshotCache:
     """Reusable snapshot parts of one cluster, from one session to the next."""
 
     def __init__(self) -> None:
-        self._free: dict[str, tuple[NodeObj, Node]] = {}
+        self._objs: list[NodeObj] = []  # the ready nodes of the last session's cluster, in order
+        self._names: list[str] = []
+        self._pos: dict[str, int] = {}
+        self._total = Resource.empty()  # the sum of their allocatable
+        self._kept: list[Node | None] = []  # per position: the node left as built, else None
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
-    def take(self, obj: NodeObj) -> Node | None:
-        """The node the last session left empty and untouched for `obj`, if `obj` is unchanged since."""
-        entry = self._free.pop(obj.name, None)
-        if entry is None:
-            return None
-        was, node = entry
-        if (was is not obj or node.labels is not obj.labels or node.allocatable is not obj.allocatable
-                or node.taints is not obj.taints or node.unschedulable != obj.unschedulable):
-            return None
-        alloc, idle = obj.allocatable, node.idle
-        if idle.cpu != alloc.cpu or idle.memory != alloc.memory or idle.scalars != alloc.scalars:
-            return None  # the allocatable was changed in place
-        return node
+    def nodes(self, objs: list[NodeObj], occupied: set[str]) -> tuple[list[Node], list[str], Resource]:
+        """The session's NodeList for these ready nodes (kept nodes wherever a node has no pod, fresh ones
+        elsewhere), their names and the sum of their allocatable (the session's own copy).
 
-    def keep(self, objs: list[NodeObj], nodes: list[Node]) -> None:
-        """After a session: keep its nodes that are still as the snapshot built them, without pods."""
-        free = self._free
-        free.clear()
-        for obj, node in zip(objs, nodes, strict=True):
-            if not node.touched and not node.tasks and not node.mirror:
-                node.fit = None
-                free[obj.name] = (obj, node)
+        A cluster's nodes are replaced, never changed in place (`Cluster.copy_state` relies on it too),
+        so the same NodeObj objects in the same order are the same nodes.
+        """
+        kept = self._kept
+        self._kept = []  # handed out: if this session fails, nothing it touched is handed out again
+        if len(objs) == len(self._objs) and all(map(operator.is_, objs, self._objs)) and len(kept) == len(objs):
+            out = kept
+            pos = self._pos
+            for name in occupied:
+                i = pos.get(name)
+                if i is not None:
+                    out[i] = None
+        else:
+            self._objs = objs
+            self.node_base = None  # NodeFit.shared holds what plugins derived from the old nodes' labels
+            self._names = [n.name for n in objs]
+            self._pos = {name: i for i, name in enumerate(self._names)}
+            self._total = Resource.empty()
+            for n in objs:
+                self._total.add(n.allocatable)
+            out = [None] * len(objs)
+        for i, node in enumerate(out):
+            if node is None:
+                n = objs[i]
+                out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+        return out, self._names, self._total.clone()  # type: ignore[return-value]
+
+    def keep(self, nodes: list[Node]) -> None:
+        """After a session on the nodes `nodes` gave: keep those still as built, without pods."""
+        self._kept = [node if not node.touched and not node.tasks and not node.mirror else None for node in nodes]

@@ -230,8 +230,8 @@ class NodeOrderPlugin(Plugin):
 
     def _statics(self, fit: NodeFit) -> _Statics:
         st = getattr(self, "_st", None)
-        if st is None or st.fit is not fit:
-            st = self._st = _Statics(fit)
+        if st is None or st.alloc is not fit.alloc:
+            st = self._st = fit.shared(("nodeorder.statics", tuple(fit.dims)), lambda: _Statics(fit))
         return st
 
     def _score_lean(self, task: Task, fit: NodeFit, st: _Statics, idx: np.ndarray) -> np.ndarray:
@@ -343,10 +343,11 @@ class NodeOrderPlugin(Plugin):
 
 
 class _Statics:
-    """Per-session node constants for the vectorised scores."""
+    """Node constants for the vectorised scores: derived from the allocatable table alone, so shared by
+    every NodeFit on the same NodeList and dimensions (NodeFit.shared). Read-only."""
 
     def __init__(self, fit: NodeFit) -> None:
-        self.fit = fit
+        self.alloc = fit.alloc
         gpu_row = fit.col.get(GPU, -1)
         alloc = self.alloc_raw = fit.alloc[[0, 1, gpu_row]]
         self.alloc_lists: list[list[float]] = alloc.tolist()
@@ -358,6 +359,8 @@ class _Statics:
         self.present2 = self.present3[:2]
         self.whole2 = self.alloc3[:2].astype(np.int64)  # int(allocatable): integral, so exact
         self.cpu_mem_everywhere = bool(self.present2.all())
+        for a in (self.alloc_raw, self.present3, self.alloc3, self.alloc2, self.whole2):
+            a.flags.writeable = False
 
 
 def _per_weight(score: np.ndarray, weight: np.ndarray) -> np.ndarray:

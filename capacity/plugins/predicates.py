@@ -122,15 +122,12 @@ class PredicatesPlugin(Plugin):
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         self._affinity_in_play = any(
             t.spec.affinity and ("podAntiAffinity" in t.spec.affinity or "podAffinity" in t.spec.affinity)
-            for node in ssn.node_list for t in node.mirror.values()) or any(
+            for t in ssn.mirrored) or any(
             t.spec.affinity for j in ssn.jobs.values() for t in j.tasks.values())
         # Every pod a mirror can hold this session is on a node now or belongs to a session job.
         self._existing_anti = self._affinity_in_play and any(
             _required(t.spec, "podAntiAffinity") for t in [
-                *(t for node in ssn.node_list for t in node.mirror.values()),
-                *(t for j in ssn.jobs.values() for t in j.tasks.values())])
-        self._static: dict[str, tuple[np.ndarray, np.ndarray, list[str | None]]] = {}
-        self._static_lists: dict[str, list[bool]] = {}
+                *ssn.mirrored, *(t for j in ssn.jobs.values() for t in j.tasks.values())])
         self._signatures: dict[int, tuple[PodSpec, str]] = {}
         ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key, self.node_predicate)
 
@@ -190,16 +187,22 @@ class PredicatesPlugin(Plugin):
         node's own pod count decide."""
         return None if self._inter_pod_matters(task.spec) else self._signature(task.spec)
 
-    def _static_for(self, spec: PodSpec) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-        """static_reason on every node (passing mask, failing mask, reasons), computed once per distinct
-        (nodeSelector, required node affinity, tolerations)."""
-        sig = self._signature(spec)
-        cached = self._static.get(sig)
-        if cached is None:
-            reasons = [static_reason(spec, n) for n in self.ssn.node_list]
+    def _static_for(self, spec: PodSpec) -> tuple[np.ndarray, np.ndarray, list[str | None], list[bool]]:
+        """static_reason on every node (passing mask, failing mask, reasons, passing as a list), computed
+        once per distinct (nodeSelector, required node affinity, tolerations) and NodeList (NodeFit.shared:
+        labels, taints and cordons are fixed with the nodes)."""
+        fit = self.ssn.node_fit()
+        assert fit is not None
+        nodes = self.ssn.node_list
+
+        def make() -> tuple[np.ndarray, np.ndarray, list[str | None], list[bool]]:
+            reasons = [static_reason(spec, n) for n in nodes]
             ok = np.array([r is None for r in reasons], dtype=bool)
-            cached = self._static[sig] = (ok, ~ok, reasons)
-        return cached
+            bad = ~ok
+            ok.flags.writeable = bad.flags.writeable = False
+            return ok, bad, reasons, ok.tolist()
+
+        return fit.shared(("predicates.static", self._signature(spec)), make)
 
     def node_predicate(self, task: Task) -> Callable[[int], bool] | None:
         """`predicate_vector(task, ...).passed[i]` as a function of the NodeList position i, when inter-pod
@@ -208,10 +211,7 @@ class PredicatesPlugin(Plugin):
             return None
         fit = self.ssn.node_fit()
         assert fit is not None
-        sig = self._signature(task.spec)
-        ok = self._static_lists.get(sig)
-        if ok is None:
-            ok = self._static_lists[sig] = self._static_for(task.spec)[0].tolist()
+        ok = self._static_for(task.spec)[3]
         pods = fit.pods_list
         max_tasks = fit.max_tasks_list
 
@@ -226,7 +226,7 @@ class PredicatesPlugin(Plugin):
         pass the static filters. error(k) is for the k-th node answered."""
         fit = self.ssn.node_fit()
         assert fit is not None
-        static_ok, unresolvable, static = self._static_for(task.spec)
+        static_ok, unresolvable, static, _ = self._static_for(task.spec)
         if idx is None:
             room = fit.pods < fit.max_tasks
         else:

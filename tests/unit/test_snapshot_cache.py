@@ -50,18 +50,22 @@ def test_only_an_unchanged_node_without_pods_is_reused() -> None:
     cluster = _workload(1)
     cache = SnapshotCache()
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
-    cache.keep(ssn.node_objs, ssn.node_list)
-    first = ssn.nodes["node-000"]
-    assert cache.take(cluster.nodes[0]) is first
-    cache.keep(ssn.node_objs, ssn.node_list)
-    cordoned = set_node(cluster, "node-000", unschedulable=True).cluster
-    assert cache.take(cordoned.nodes[0]) is None  # another NodeObj: built afresh
-    cache.keep(ssn.node_objs, ssn.node_list)
-    cluster.nodes[0] = replace(cluster.nodes[0], labels={"zone": "b"})
-    assert cache.take(cluster.nodes[0]) is None
-    first.touched = True  # a task came and went: not as a fresh snapshot builds it
-    cache.keep(ssn.node_objs, ssn.node_list)
-    assert cache.take(ssn.node_objs[0]) is None
+    first = ssn.node_list
+    cache.keep(first)
+    again, _, _ = cache.nodes(ssn.node_objs, {"node-001"})
+    assert again[0] is first[0] and again[2] is first[2]
+    assert again[1] is not first[1]  # a pod is bound to it: built from its pods
+    again[2].touched = True  # a task came and went: not as a fresh snapshot builds it
+    cache.keep(again)
+    third, _, _ = cache.nodes(ssn.node_objs, set())
+    assert third[0] is first[0] and third[2] is not first[2]
+    fourth, _, _ = cache.nodes(ssn.node_objs, set())  # the last session never gave its nodes back
+    assert not set(map(id, fourth)) & set(map(id, third))
+    cache.keep(fourth)
+    cordoned = set_node(cluster, "node-000", unschedulable=True).cluster  # other NodeObjs: all built afresh
+    fifth, _, total = cache.nodes([n for n in cordoned.nodes if n.ready], set())
+    assert not set(map(id, fifth)) & set(map(id, fourth)) and fifth[0].unschedulable
+    assert total.cpu == ssn.total_resource.cpu
 
 
 def test_nodefit_starts_empty_nodes_from_their_allocatable_as_a_full_refresh_would() -> None:
@@ -112,3 +116,16 @@ def test_an_edited_queue_is_not_read_from_the_kept_tree() -> None:
     fresh = open_session(edited, Trace(enabled=False)).plugins["capacity"].attrs[leaf].summary()
     assert numbers == [fresh, fresh]
     assert fresh["deserved"]["cpu"] == 3000
+
+
+def test_a_node_cordoned_between_cycles_is_not_judged_by_the_kept_filters() -> None:
+    cluster = _workload(1)
+    cache = SnapshotCache()
+    ssn = open_session(cluster, Trace(enabled=False), cache=cache)
+    task = next(t for t in ssn.all_tasks.values() if not t.node_name)
+    assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] is None  # node-000 passes
+    cache.keep(ssn.node_list)
+    cluster.nodes[0] = replace(cluster.nodes[0], unschedulable=True)  # same allocatable object
+    ssn = open_session(cluster, Trace(enabled=False), cache=cache)
+    task = ssn.all_tasks[task.uid]
+    assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] == "node(s) were unschedulable"
