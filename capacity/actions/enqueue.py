@@ -12,6 +12,8 @@ from capacity.model import Job, PodGroupPhase, QueueSpec
 def execute(ssn: Session) -> None:
     # No allocation happens here, so queue shares (what queue orders read) stay put, and the queue heap,
     # popped and pushed once per job, can answer each comparison of two queues once (heap.memoized).
+    if not any(job.is_pending() for job in ssn.jobs.values()):
+        return  # every turn below would pop a queue and find no job: comparisons only, nothing decided
     queues: PriorityQueue[QueueSpec] = PriorityQueue(memoized(ssn.queue_less()))
     job_less = ssn.job_less()
     seen: set[str] = set()

@@ -51,6 +51,8 @@ def execute(ssn: Session) -> None:
                 if not t.sch_gated:
                     tq.push(t)
             task_queues[job.uid] = tq
+    if not preemptors and not tracing:
+        return  # the loop below would only ask each queue `overused`, whose answer then has no effect
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):

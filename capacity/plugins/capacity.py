@@ -76,8 +76,21 @@ class QueueAttr:
         return "/".join([a.name for a in self.ancestors] + [self.name])
 
     def summary(self) -> dict[str, Any]:
+        """The queue's numbers as a cycle reports them (CycleResult.queues); read-only: a queue with no
+        jobs hands every session the same dicts (FixedNumbers.idle)."""
         from capacity.resources import to_dict
         fixed = self.fixed
+        if fixed is not None and _zero(self.allocated) and _zero(self.request) and _zero(self.inqueue) \
+                and _zero(self.elastic):
+            idle = fixed.idle
+            parent = self.ancestors[-1].name if self.ancestors else ""
+            if idle is None or idle["share"] != self.share or idle["parent"] != parent:
+                d, c, g, r = fixed.dicts
+                idle = fixed.idle = {"deserved": d, "allocated": {"cpu": 0, "memory": 0}, "realCapability": r,
+                                     "share": self.share, "capability": c, "guarantee": g,
+                                     "inqueue": {"cpu": 0, "memory": 0}, "elastic": {"cpu": 0, "memory": 0},
+                                     "request": {"cpu": 0, "memory": 0}, "parent": parent}
+            return idle
         if fixed is not None:
             d, c, g, r = fixed.dicts
             deserved, capability, guarantee, real = dict(d), dict(c), dict(g), dict(r)
@@ -95,12 +108,18 @@ class FixedNumbers:
     """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
     alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
 
-    __slots__ = ("values", "dicts")
+    __slots__ = ("values", "dicts", "idle")
 
     def __init__(self, attr: QueueAttr) -> None:
         from capacity.resources import to_dict
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
         self.dicts = tuple(to_dict(r) for r in self.values)
+        self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
+
+
+def _zero(r: Resource) -> bool:
+    """to_dict(r) is {"cpu": 0, "memory": 0}."""
+    return not r.scalars and r.cpu == 0.0 and r.memory == 0.0
 
 
 class FixedTree:
