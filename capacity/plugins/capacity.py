@@ -66,7 +66,7 @@ class QueueAttr:
         attr.request = Resource.empty()
         attr.elastic = Resource.empty()
         attr.inqueue = Resource.empty()
-        attr.share = 0.0
+        attr.share = fixed.idle_share
         attr.children = {}
         attr.ancestors = []
         attr.fixed = fixed
@@ -108,12 +108,13 @@ class FixedNumbers:
     """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
     alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
 
-    __slots__ = ("values", "dicts", "idle")
+    __slots__ = ("values", "dicts", "idle", "idle_share")
 
     def __init__(self, attr: QueueAttr) -> None:
         from capacity.resources import to_dict
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
         self.dicts = tuple(to_dict(r) for r in self.values)
+        self.idle_share = 1.0 if attr.deserved.is_empty() else 0.0  # update_share with nothing allocated
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
 
 
@@ -132,7 +133,7 @@ class FixedTree:
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
         self.key = key
-        self.chains = chains
+        self.chains = chains  # per queue in name order (the attributes' order): its ancestors' names
         self.numbers = numbers
         self.notes = notes
 
@@ -409,18 +410,23 @@ class CapacityPlugin(Plugin):
         if fixed is not None and fixed.key != key:
             fixed = None
         if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
-            for name in sorted(ssn.queues):
-                self.attrs[name] = QueueAttr.from_fixed(ssn.queues[name], fixed.numbers[name])
-            for name, attr in self.attrs.items():
-                chain = [self.attrs[a] for a in fixed.chains[name]]
-                attr.ancestors = chain
-                if chain:
-                    chain[-1].children[name] = attr
+            attrs = self.attrs
+            queues = ssn.queues
+            numbers = fixed.numbers
+            for name in fixed.chains:
+                attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
+            for name, names in fixed.chains.items():
+                if names:
+                    chain = [attrs[a] for a in names]
+                    attrs[name].ancestors = chain
+                    chain[-1].children[name] = attrs[name]
             if self._accumulate_exact() if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
                 return None
             ssn.notes.extend(fixed.notes)
-            for attr in self.attrs.values():
-                update_share(attr)
+            for attr in attrs.values():
+                a = attr.allocated
+                if a.cpu or a.memory or a.scalars:  # else its share is from_fixed's, FixedNumbers.idle_share
+                    update_share(attr)
             return None
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
@@ -531,6 +537,7 @@ class CapacityPlugin(Plugin):
                         for k in fresh:
                             order.setdefault(k)
         sums: dict[str, list[list[float]]] = {}
+        below: dict[str, list[QueueAttr]] = {}  # ancestor -> its leaves with jobs, in `visited` order
         for name in visited:
             leaf = attrs[name]
             parts = (leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)
@@ -538,12 +545,14 @@ class CapacityPlugin(Plugin):
                 acc = sums.get(anc.name)
                 if acc is None:
                     acc = sums[anc.name] = [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+                    below[anc.name] = []
+                below[anc.name].append(leaf)
                 for fi, r in enumerate(parts):
                     acc[fi][0] += r.cpu
                     acc[fi][1] += r.memory
         for anc_name, acc in sums.items():
             anc = attrs[anc_name]
-            leaves = [attrs[n] for n in visited if anc in attrs[n].ancestors]
+            leaves = below[anc_name]
             for fi, target in enumerate((anc.allocated, anc.request, anc.inqueue, anc.elastic)):
                 target.cpu = acc[fi][0]
                 target.memory = acc[fi][1]
