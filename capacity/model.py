@@ -378,9 +378,19 @@ class Node:
         # Whether a task was ever added or removed: an untouched node without tasks is as a fresh snapshot
         # builds it, which lets a SnapshotCache hand it to the next session and NodeFit skip its columns.
         self.touched = False
+        # Where the node puts itself when first touched (a SnapshotCache's list), so that nobody has to scan
+        # every node to find the touched ones; None: nobody asks.
+        self.touch_log: list[Node] | None = None
 
     def max_task_num(self) -> int:
         return self.allocatable.max_task_num
+
+    def mark_touched(self) -> None:
+        """A task was added to or removed from the node, or its Kubernetes mirror changed."""
+        if not self.touched:
+            self.touched = True
+            if self.touch_log is not None:
+                self.touch_log.append(self)
 
     def future_idle(self) -> Resource:
         return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
@@ -415,7 +425,8 @@ class Node:
             raise ValueError(f"task {task.key} already on node {self.name}")
         clone = task.clone()
         self.tasks[task.key] = clone
-        self.touched = True
+        if not self.touched:
+            self.mark_touched()
         self._account(clone, +1)
         if self.fit is not None:
             self.fit.touch(self)
@@ -432,7 +443,8 @@ class Node:
             raise ValueError(f"task {key} already on node {self.name}")
         clone = task.clone()
         tasks[key] = clone
-        self.touched = True
+        if not self.touched:
+            self.mark_touched()
         req = clone.resreq
         status = clone.status
         if status == S.RELEASING:
@@ -448,7 +460,8 @@ class Node:
     def remove_task(self, task: Task) -> None:
         stored = self.tasks.pop(task.key, None)
         if stored is not None:
-            self.touched = True
+            if not self.touched:
+                self.mark_touched()
             self._account(stored, -1)
             if self.fit is not None:
                 self.fit.touch(self)

@@ -157,7 +157,9 @@ class NodeFit:
         reqs = [t.resreq for t in ssn.all_tasks.values()]
         reqs += [t.init_resreq for t in ssn.all_tasks.values() if t.init_resreq is not t.resreq]
         # Nodes as the snapshot builds them without pods start as NodeBase's rows; the others are refreshed.
-        changed = [i for i, node in enumerate(nodes) if node.touched or node.tasks or node.mirror]
+        touched = cache.touched_positions(nodes) if cache is not None else None
+        changed = sorted(touched) if touched is not None else [
+            i for i, node in enumerate(nodes) if node.touched or node.tasks or node.mirror]
         for i in changed:
             node = nodes[i]
             reqs.extend(t.resreq for t in node.mirror.values())

@@ -89,7 +89,7 @@ def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOpti
         run_actions(ssn)
         result = ssn.close()
         if cache is not None:
-            cache.keep(ssn.node_list)
+            cache.keep()
         ssn.release()
         del ssn
     result.records = trace.records[start:]

@@ -36,6 +36,8 @@ class SnapshotCache:
         self._pos: dict[str, int] = {}
         self._total = Resource.empty()  # the sum of their allocatable
         self._kept: list[Node | None] = []  # per position: the node left as built, else None
+        self.touched: list[Node] = []  # the handed-out nodes touched since (each node's Node.touch_log)
+        self._handed: list[Node] | None = None  # the NodeList `nodes` handed out last
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
@@ -48,6 +50,8 @@ class SnapshotCache:
         """
         kept = self._kept
         self._kept = []  # handed out: if this session fails, nothing it touched is handed out again
+        log = self.touched
+        log.clear()
         if len(objs) == len(self._objs) and all(map(operator.is_, objs, self._objs)) and len(kept) == len(objs):
             out = kept
             pos = self._pos
@@ -67,9 +71,29 @@ class SnapshotCache:
         for i, node in enumerate(out):
             if node is None:
                 n = objs[i]
-                out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+                node = out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+                node.touch_log = log
+        self._handed = out  # type: ignore[assignment]
         return out, self._names, self._total.clone()  # type: ignore[return-value]
 
-    def keep(self, nodes: list[Node]) -> None:
-        """After a session on the nodes `nodes` gave: keep those still as built, without pods."""
-        self._kept = [node if not node.touched and not node.tasks and not node.mirror else None for node in nodes]
+    def touched_positions(self, nodes: list[Node]) -> list[int] | None:
+        """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
+        (whose nodes report to `touched`); else None."""
+        if nodes is not self._handed:
+            return None
+        pos = self._pos
+        return [pos[node.name] for node in self.touched]
+
+    def keep(self) -> None:
+        """After the session on the nodes `nodes` handed out last: keep those still as built, without
+        pods (a node that has held a task or a mirrored pod has been touched)."""
+        handed = self._handed
+        if handed is None:
+            return
+        kept: list[Node | None] = list(handed)
+        pos = self._pos
+        for node in self.touched:
+            kept[pos[node.name]] = None
+        self.touched.clear()
+        self._kept = kept
+        self._handed = None

@@ -136,7 +136,7 @@ class PredicatesPlugin(Plugin):
         if node is not None:
             old = node.mirror.get(task.key)
             node.mirror[task.key] = task
-            node.touched = True
+            node.mark_touched()
             if node.fit is not None:
                 node.fit.mirror_changed(node, old, task)
 
@@ -144,7 +144,7 @@ class PredicatesPlugin(Plugin):
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
             old = node.mirror.pop(task.key, None)
-            node.touched = True
+            node.mark_touched()
             if node.fit is not None and old is not None:
                 node.fit.mirror_changed(node, old, None)
 

@@ -14,7 +14,7 @@ import pytest
 from capacity.edit import set_node, set_queue_resources
 from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.replay import openb_cluster
-from capacity.scheduler import open_session, run_cycle
+from capacity.scheduler import open_session, run_actions, run_cycle
 from capacity.sim import SimOptions, Simulator
 from capacity.trace import Trace
 from capacity.workload import WorkloadSpec, synthetic_cluster
@@ -51,17 +51,17 @@ def test_only_an_unchanged_node_without_pods_is_reused() -> None:
     cache = SnapshotCache()
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     first = ssn.node_list
-    cache.keep(first)
+    cache.keep()
     again, _, _ = cache.nodes(ssn.node_objs, {"node-001"})
     assert again[0] is first[0] and again[2] is first[2]
     assert again[1] is not first[1]  # a pod is bound to it: built from its pods
-    again[2].touched = True  # a task came and went: not as a fresh snapshot builds it
-    cache.keep(again)
+    again[2].mark_touched()  # a task came and went: not as a fresh snapshot builds it
+    cache.keep()
     third, _, _ = cache.nodes(ssn.node_objs, set())
     assert third[0] is first[0] and third[2] is not first[2]
     fourth, _, _ = cache.nodes(ssn.node_objs, set())  # the last session never gave its nodes back
     assert not set(map(id, fourth)) & set(map(id, third))
-    cache.keep(fourth)
+    cache.keep()
     cordoned = set_node(cluster, "node-000", unschedulable=True).cluster  # other NodeObjs: all built afresh
     fifth, _, total = cache.nodes([n for n in cordoned.nodes if n.ready], set())
     assert not set(map(id, fifth)) & set(map(id, fourth)) and fifth[0].unschedulable
@@ -124,8 +124,25 @@ def test_a_node_cordoned_between_cycles_is_not_judged_by_the_kept_filters() -> N
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     task = next(t for t in ssn.all_tasks.values() if not t.node_name)
     assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] is None  # node-000 passes
-    cache.keep(ssn.node_list)
+    cache.keep()
     cluster.nodes[0] = replace(cluster.nodes[0], unschedulable=True)  # same allocatable object
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     task = ssn.all_tasks[task.uid]
     assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] == "node(s) were unschedulable"
+
+
+def test_the_cache_knows_every_node_a_session_touched_without_scanning_them() -> None:
+    cluster = _workload(2, nodes=60)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    cache = SnapshotCache()
+    seen_busy = False
+    for _ in range(40):
+        ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+        run_actions(ssn)
+        scanned = [i for i, n in enumerate(ssn.node_list) if n.touched or n.tasks or n.mirror]
+        assert sorted(cache.touched_positions(ssn.node_list) or []) == scanned
+        seen_busy = seen_busy or 0 < len(scanned) < len(ssn.node_list)
+        ssn.close()
+        cache.keep()
+        sim.run(1)
+    assert seen_busy  # some sessions had both kept and touched nodes
