@@ -16,7 +16,6 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -108,12 +107,6 @@ class NodeBase:
         self._tables: dict[tuple[str, ...], tuple[np.ndarray, list[list[float]]]] = {}
         self.shared: dict[Any, Any] = {}  # NodeFit.shared
 
-    def matches(self, nodes: list[Node]) -> bool:
-        """The same nodes by name, with the same allocatable objects (a cluster's are never changed in place)."""
-        allocs = self.allocs
-        return (len(nodes) == len(allocs) and all(map(operator.is_, [node.allocatable for node in nodes], allocs))
-                and [node.name for node in nodes] == self.names)
-
     def table(self, dims: list[str]) -> tuple[np.ndarray, list[list[float]]]:
         """The allocatable table for these dimensions (one row each, then a row of zeros) and, per node,
         the Python row an empty node's FutureIdle and Idle read (with the trailing 0.0)."""
@@ -145,7 +138,9 @@ class NodeFit:
         self.n = n = len(nodes)
         cache = ssn.cache
         base = cache.node_base if cache is not None else None
-        if base is None or not base.matches(nodes):
+        # A cache drops its NodeBase whenever its nodes change (SnapshotCache.nodes), so one it still holds
+        # is of these very nodes.
+        if base is None:
             base = NodeBase(nodes)
             if cache is not None:
                 cache.node_base = base

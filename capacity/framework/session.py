@@ -752,12 +752,12 @@ class Session:
         afterwards: only `run_cycle`, which never hands it out, calls this.
         """
         fit = self._node_fit
-        if fit is not None:
+        if fit is not None:  # only a NodeFit points nodes at itself
             for placement in fit.placements.values():
                 placement.per_node = placement.fit = placement.ssn = None
+            for node in fit.nodes:
+                node.fit = None
             fit.__dict__.clear()
-        for node in self.nodes.values():
-            node.fit = None
         for plugin in self.plugins.values():
             release = getattr(plugin, "release", None)
             if release is not None:

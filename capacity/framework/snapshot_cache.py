@@ -10,9 +10,9 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
   the rows an empty node starts with);
 * what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree).
 
-Reuse is checked (the same NodeObj objects in the same order, no pod on the node, the same allocatable
-objects for NodeFit, the same queue specs and total for capacity's tree), so a changed cluster only costs a
-rebuild. Sessions without a cache build everything, as before.
+Reuse is checked (the same NodeObj objects in the same order, no pod on the node and, for NodeFit's part,
+no change of NodeObjs since it was made; the same queue specs and total for capacity's tree), so a changed
+cluster only costs a rebuild. Sessions without a cache build everything, as before.
 """
 
 from __future__ import annotations

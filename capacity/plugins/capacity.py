@@ -6,6 +6,7 @@ no also says why through `ssn.trace.because`, with the queue, the level, the dim
 
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 
 from capacity.conf import get_int
@@ -75,6 +76,15 @@ class QueueAttr:
     def path(self) -> str:
         return "/".join([a.name for a in self.ancestors] + [self.name])
 
+    def reset(self) -> None:
+        """Back to what `from_fixed` makes: nothing allocated, requested, in queue or elastic (new
+        objects: whatever kept the old ones keeps their values)."""
+        self.allocated = Resource.empty()
+        self.request = Resource.empty()
+        self.elastic = Resource.empty()
+        self.inqueue = Resource.empty()
+        self.share = self.fixed.idle_share  # type: ignore[union-attr]
+
     def summary(self) -> dict[str, Any]:
         """The queue's numbers as a cycle reports them (CycleResult.queues); read-only: a queue with no
         jobs hands every session the same dicts (FixedNumbers.idle)."""
@@ -126,9 +136,14 @@ def _zero(r: Resource) -> bool:
 class FixedTree:
     """What `_build_hierarchical` derives from the queue specs, the cluster total and the options alone,
     kept in the session's SnapshotCache for the next session on the same queues: per queue its parent
-    chain and FixedNumbers, and the notes `_check_hierarchical` wrote."""
+    chain and FixedNumbers, and the notes `_check_hierarchical` wrote.
 
-    __slots__ = ("key", "chains", "numbers", "notes")
+    It also keeps the last session's linked attributes once that session is released (`attrs`), with the
+    queues whose job numbers it had (`busy`: the queues of its jobs and their ancestors, the only ones a
+    session changes). The next session on the same specs starts from them: it resets the busy queues and
+    its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
+
+    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -136,6 +151,9 @@ class FixedTree:
         self.chains = chains  # per queue in name order (the attributes' order): its ancestors' names
         self.numbers = numbers
         self.notes = notes
+        self.attrs: dict[str, QueueAttr] | None = None  # a released session's attributes, else None
+        self.specs: list[QueueSpec] = []  # the QueueSpec objects those attributes were made for
+        self.busy: set[str] = set()
 
 
 def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
@@ -144,6 +162,19 @@ def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
     return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
             total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
             ssn.options.seed004_root_init)
+
+
+def _busy_queues(ssn: Session, chains: dict[str, list[str]]) -> set[str]:
+    """The queues a session's numbers can move: its jobs' queues and their ancestors."""
+    busy: set[str] = set()
+    for job in ssn.jobs.values():
+        name = job.queue
+        if name not in busy:
+            names = chains.get(name)
+            if names is not None:
+                busy.add(name)
+                busy.update(names)
+    return busy
 
 
 def update_share(attr: QueueAttr) -> None:
@@ -410,23 +441,30 @@ class CapacityPlugin(Plugin):
         if fixed is not None and fixed.key != key:
             fixed = None
         if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
-            attrs = self.attrs
             queues = ssn.queues
-            numbers = fixed.numbers
-            for name in fixed.chains:
-                attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
-            for name, names in fixed.chains.items():
-                if names:
-                    chain = [attrs[a] for a in names]
-                    attrs[name].ancestors = chain
-                    chain[-1].children[name] = attrs[name]
+            kept = fixed.attrs
+            fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
+            busy = _busy_queues(ssn, fixed.chains)
+            if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
+                attrs = self.attrs = kept
+                for name in busy | fixed.busy:
+                    attrs[name].reset()
+            else:
+                attrs = self.attrs
+                numbers = fixed.numbers
+                for name in fixed.chains:
+                    attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
+                for name, names in fixed.chains.items():
+                    if names:
+                        chain = [attrs[a] for a in names]
+                        attrs[name].ancestors = chain
+                        chain[-1].children[name] = attrs[name]
             if self._accumulate_exact() if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
                 return None
+            self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
             ssn.notes.extend(fixed.notes)
-            for attr in attrs.values():
-                a = attr.allocated
-                if a.cpu or a.memory or a.scalars:  # else its share is from_fixed's, FixedNumbers.idle_share
-                    update_share(attr)
+            for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
+                update_share(attrs[name])
             return None
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
@@ -1034,7 +1072,13 @@ class CapacityPlugin(Plugin):
             ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
 
     def release(self) -> None:
-        """Session.release: the queue tree's parent and child links are reference cycles."""
+        """Session.release: the queue tree's parent and child links are reference cycles; a tree kept
+        for the next session (FixedTree.attrs) keeps them."""
+        keep = getattr(self, "_keep", None)
+        if keep is not None:
+            fixed, fixed.specs, fixed.busy = keep
+            fixed.attrs = self.attrs
+            return
         for attr in self.attrs.values():
             attr.children = {}
             attr.ancestors = []

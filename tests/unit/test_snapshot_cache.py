@@ -146,3 +146,21 @@ def test_the_cache_knows_every_node_a_session_touched_without_scanning_them() ->
         cache.keep()
         sim.run(1)
     assert seen_busy  # some sessions had both kept and touched nodes
+
+
+def test_a_session_never_released_leaves_nothing_for_the_next_to_reuse() -> None:
+    """A session opened on a cache and never released (what-if, queue numbers) may still change its
+    queue attributes; the next session must not start from them."""
+    cluster = openb_cluster(OPENB, departments=2, leaves=4)
+    cache = SnapshotCache()
+    for _ in range(2):  # the first keeps the tree, the second its attributes too
+        run_cycle(cluster, Trace(enabled=False), cache=cache)
+    kept = cache.plugin_state["capacity"].attrs
+    assert kept is not None
+    ssn = open_session(cluster, Trace(enabled=False), cache=cache)
+    assert ssn.plugins["capacity"].attrs is kept  # started from the kept attributes
+    run_actions(ssn)  # allocations move them; the session is never released
+    cached = run_cycle(cluster, Trace(enabled=False), write_back=False, cache=cache)
+    assert cache.plugin_state["capacity"].attrs is not kept
+    plain = run_cycle(cluster, Trace(enabled=False), write_back=False)
+    assert (cached.binds, cached.queues) == (plain.binds, plain.queues)
