@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity import nodefit
-from capacity.cluster import Cluster, NodeObj
+from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.model import (
@@ -168,10 +168,9 @@ class Session:
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
         if cache is not None:
-            self.node_objs: list[NodeObj] = [n for n in c.nodes if n.ready]  # the cluster's node behind each
             occupied = {p.node_name for p in c.pods.values() if p.node_name}
-            self.node_list, names, self.total_resource = cache.nodes(self.node_objs, occupied)
-            self.nodes: dict[str, Node] = dict(zip(names, self.node_list, strict=True))
+            # node_objs: the cluster's node behind each
+            self.node_objs, self.node_list, self.nodes, self.total_resource = cache.nodes(c.nodes, occupied)
         else:
             self.nodes = {}
             self.node_list = []

@@ -31,7 +31,10 @@ class SnapshotCache:
     """Reusable snapshot parts of one cluster, from one session to the next."""
 
     def __init__(self) -> None:
-        self._objs: list[NodeObj] = []  # the ready nodes of the last session's cluster, in order
+        self._cluster_nodes: list[NodeObj] = []  # the last session's cluster's nodes, as it listed them
+        self._objs: list[NodeObj] = []  # the ready ones among them, in order
+        self._by_name: dict[str, Node] = {}  # the nodes last handed out, by name
+        self._missing: list[int] = []  # positions whose node `keep` did not keep
         self._names: list[str] = []
         self._pos: dict[str, int] = {}
         self._total = Resource.empty()  # the sum of their allocatable
@@ -41,9 +44,11 @@ class SnapshotCache:
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
-    def nodes(self, objs: list[NodeObj], occupied: set[str]) -> tuple[list[Node], list[str], Resource]:
-        """The session's NodeList for these ready nodes (kept nodes wherever a node has no pod, fresh ones
-        elsewhere), their names and the sum of their allocatable (the session's own copy).
+    def nodes(self, cluster_nodes: list[NodeObj], occupied: set[str]
+              ) -> tuple[list[NodeObj], list[Node], dict[str, Node], Resource]:
+        """The session's ready NodeObjs and NodeList (kept nodes wherever a node has no pod, fresh ones
+        elsewhere), the nodes by name (the session's own dict) and the sum of their allocatable (its own
+        copy).
 
         A cluster's nodes are replaced, never changed in place (`Cluster.copy_state` relies on it too),
         so the same NodeObj objects in the same order are the same nodes.
@@ -52,15 +57,20 @@ class SnapshotCache:
         self._kept = []  # handed out: if this session fails, nothing it touched is handed out again
         log = self.touched
         log.clear()
-        if len(objs) == len(self._objs) and all(map(operator.is_, objs, self._objs)) and len(kept) == len(objs):
+        last = self._cluster_nodes
+        if len(cluster_nodes) == len(last) and all(map(operator.is_, cluster_nodes, last)) \
+                and len(kept) == len(self._objs):
+            objs = self._objs
             out = kept
             pos = self._pos
+            missing = self._missing
             for name in occupied:
                 i = pos.get(name)
                 if i is not None:
-                    out[i] = None
+                    missing.append(i)
         else:
-            self._objs = objs
+            self._cluster_nodes = list(cluster_nodes)
+            objs = self._objs = [n for n in cluster_nodes if n.ready]
             self.node_base = None  # NodeFit.shared holds what plugins derived from the old nodes' labels
             self._names = [n.name for n in objs]
             self._pos = {name: i for i, name in enumerate(self._names)}
@@ -68,13 +78,17 @@ class SnapshotCache:
             for n in objs:
                 self._total.add(n.allocatable)
             out = [None] * len(objs)
-        for i, node in enumerate(out):
-            if node is None:
-                n = objs[i]
-                node = out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
-                node.touch_log = log
+            missing = list(range(len(objs)))
+            self._by_name = {}
+        by_name = self._by_name
+        for i in set(missing):  # (a position may be both touched last time and occupied now)
+            n = objs[i]
+            node = out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+            node.touch_log = log
+            by_name[n.name] = node
+        self._missing = []
         self._handed = out  # type: ignore[assignment]
-        return out, self._names, self._total.clone()  # type: ignore[return-value]
+        return objs, out, dict(by_name), self._total.clone()  # type: ignore[return-value]
 
     def touched_positions(self, nodes: list[Node]) -> list[int] | None:
         """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
@@ -90,10 +104,8 @@ class SnapshotCache:
         handed = self._handed
         if handed is None:
             return
-        kept: list[Node | None] = list(handed)
         pos = self._pos
-        for node in self.touched:
-            kept[pos[node.name]] = None
+        self._missing = [pos[node.name] for node in self.touched]  # to build afresh (the rest: as left)
         self.touched.clear()
-        self._kept = kept
+        self._kept = list(handed)
         self._handed = None

@@ -86,24 +86,15 @@ class QueueAttr:
         self.share = self.fixed.idle_share  # type: ignore[union-attr]
 
     def summary(self) -> dict[str, Any]:
-        """The queue's numbers as a cycle reports them (CycleResult.queues); read-only: a queue with no
-        jobs hands every session the same dicts (FixedNumbers.idle)."""
+        """The queue's numbers as a cycle reports them (CycleResult.queues); read-only, as the numbers
+        fixed by the tree and those of a queue without jobs are the same dicts in every session."""
         from capacity.resources import to_dict
         fixed = self.fixed
         if fixed is not None and _zero(self.allocated) and _zero(self.request) and _zero(self.inqueue) \
                 and _zero(self.elastic):
-            idle = fixed.idle
-            parent = self.ancestors[-1].name if self.ancestors else ""
-            if idle is None or idle["share"] != self.share or idle["parent"] != parent:
-                d, c, g, r = fixed.dicts
-                idle = fixed.idle = {"deserved": d, "allocated": {"cpu": 0, "memory": 0}, "realCapability": r,
-                                     "share": self.share, "capability": c, "guarantee": g,
-                                     "inqueue": {"cpu": 0, "memory": 0}, "elastic": {"cpu": 0, "memory": 0},
-                                     "request": {"cpu": 0, "memory": 0}, "parent": parent}
-            return idle
+            return self.idle_summary()
         if fixed is not None:
-            d, c, g, r = fixed.dicts
-            deserved, capability, guarantee, real = dict(d), dict(c), dict(g), dict(r)
+            deserved, capability, guarantee, real = fixed.dicts
         else:
             deserved, capability = to_dict(self.deserved), to_dict(self.capability)
             guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
@@ -112,6 +103,21 @@ class QueueAttr:
                 "capability": capability, "guarantee": guarantee,
                 "inqueue": to_dict(self.inqueue), "elastic": to_dict(self.elastic),
                 "request": to_dict(self.request), "parent": self.ancestors[-1].name if self.ancestors else ""}
+
+    def idle_summary(self) -> dict[str, Any]:
+        """`summary` of an attribute made by `from_fixed` with nothing allocated, requested, in queue or
+        elastic since: the same dict every time (FixedNumbers.idle)."""
+        fixed = self.fixed
+        assert fixed is not None
+        idle = fixed.idle
+        parent = self.ancestors[-1].name if self.ancestors else ""
+        if idle is None or idle["share"] != self.share or idle["parent"] != parent:
+            d, c, g, r = fixed.dicts
+            idle = fixed.idle = {"deserved": d, "allocated": {"cpu": 0, "memory": 0}, "realCapability": r,
+                                 "share": self.share, "capability": c, "guarantee": g,
+                                 "inqueue": {"cpu": 0, "memory": 0}, "elastic": {"cpu": 0, "memory": 0},
+                                 "request": {"cpu": 0, "memory": 0}, "parent": parent}
+        return idle
 
 
 class FixedNumbers:
@@ -1068,8 +1074,15 @@ class CapacityPlugin(Plugin):
                 anc.allocated.sub(task.resreq)
 
     def on_session_close(self, ssn: Session) -> None:
+        queues = ssn.result.queues
+        keep = getattr(self, "_keep", None)
+        if keep is not None and not queues:  # started from the kept tree: only its busy queues have numbers
+            busy = keep[2]
+            for name, attr in self.attrs.items():
+                queues[name] = attr.summary() if name in busy else attr.idle_summary()
+            return
         for name, attr in self.attrs.items():
-            ssn.result.queues.setdefault(name, attr.summary())  # first queue plugin in tier order
+            queues.setdefault(name, attr.summary())  # first queue plugin in tier order
 
     def release(self) -> None:
         """Session.release: the queue tree's parent and child links are reference cycles; a tree kept

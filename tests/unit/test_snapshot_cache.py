@@ -52,18 +52,20 @@ def test_only_an_unchanged_node_without_pods_is_reused() -> None:
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     first = ssn.node_list
     cache.keep()
-    again, _, _ = cache.nodes(ssn.node_objs, {"node-001"})
+    _, again, by_name, _ = cache.nodes(cluster.nodes, {"node-001"})
+    assert list(by_name.items()) == [(n.name, n) for n in again]  # in NodeList order, this list's nodes
     assert again[0] is first[0] and again[2] is first[2]
     assert again[1] is not first[1]  # a pod is bound to it: built from its pods
     again[2].mark_touched()  # a task came and went: not as a fresh snapshot builds it
     cache.keep()
-    third, _, _ = cache.nodes(ssn.node_objs, set())
+    _, third, _, _ = cache.nodes(cluster.nodes, set())
     assert third[0] is first[0] and third[2] is not first[2]
-    fourth, _, _ = cache.nodes(ssn.node_objs, set())  # the last session never gave its nodes back
+    _, fourth, by_name, _ = cache.nodes(cluster.nodes, set())  # the last session never gave its nodes back
+    assert list(by_name.values()) == fourth
     assert not set(map(id, fourth)) & set(map(id, third))
     cache.keep()
     cordoned = set_node(cluster, "node-000", unschedulable=True).cluster  # other NodeObjs: all built afresh
-    fifth, _, total = cache.nodes([n for n in cordoned.nodes if n.ready], set())
+    _, fifth, _, total = cache.nodes(cordoned.nodes, set())
     assert not set(map(id, fifth)) & set(map(id, fourth)) and fifth[0].unschedulable
     assert total.cpu == ssn.total_resource.cpu
 
