@@ -361,6 +361,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]
         if q.guarantee is not None:
             total_guarantee.add(q.guarantee)
     attrs: dict[str, Any] = {}
+    unguaranteed = exceeded_part(total, total_guarantee)  # the same for every queue: cloned for each
     for job in ssn.jobs.values():
         attr = attrs.get(job.queue)
         if attr is None:
@@ -372,7 +373,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]
                     attr.capability.cpu = MAX_FLOAT
                 if attr.capability.memory <= 0:
                     attr.capability.memory = MAX_FLOAT
-            real = exceeded_part(total, total_guarantee).add(attr.guarantee)
+            real = unguaranteed.clone().add(attr.guarantee)
             if q.capability is not None:
                 real.min_dimension_resource(attr.capability, INFINITY)
             attr.real_capability = real
