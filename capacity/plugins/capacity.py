@@ -581,38 +581,33 @@ class CapacityPlugin(Plugin):
                         order = orders[anc.name][fi]
                         for k in fresh:
                             order.setdefault(k)
-        sums: dict[str, list[list[float]]] = {}
-        below: dict[str, list[QueueAttr]] = {}  # ancestor -> its leaves with jobs, in `visited` order
+        # Per ancestor and field: cpu, memory and the scalar sums, added leaf by leaf in `visited` order.
+        sums: dict[str, tuple[list[float], list[float], list[dict[str, float]]]] = {}
         for name in visited:
             leaf = attrs[name]
             parts = (leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)
             for anc in leaf.ancestors:
                 acc = sums.get(anc.name)
                 if acc is None:
-                    acc = sums[anc.name] = [[0.0, 0.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
-                    below[anc.name] = []
-                below[anc.name].append(leaf)
+                    acc = sums[anc.name] = ([0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [{}, {}, {}, {}])
+                cpu, mem, scalars = acc
                 for fi, r in enumerate(parts):
-                    acc[fi][0] += r.cpu
-                    acc[fi][1] += r.memory
-        for anc_name, acc in sums.items():
+                    cpu[fi] += r.cpu
+                    mem[fi] += r.memory
+                    sc = r.scalars
+                    if sc:
+                        into = scalars[fi]
+                        for k, v in sc.items():
+                            into[k] = into.get(k, 0.0) + v
+        for anc_name, (cpu, mem, scalars) in sums.items():
             anc = attrs[anc_name]
-            leaves = below[anc_name]
             for fi, target in enumerate((anc.allocated, anc.request, anc.inqueue, anc.elastic)):
-                target.cpu = acc[fi][0]
-                target.memory = acc[fi][1]
+                target.cpu = cpu[fi]
+                target.memory = mem[fi]
                 order = orders[anc_name][fi]
                 if order:
-                    fields = [(leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)[fi].scalars
-                              for leaf in leaves]
-                    total: dict[str, float] = {}
-                    for k in order:
-                        v = 0.0
-                        for sc in fields:
-                            if sc:
-                                v += sc.get(k, 0.0)
-                        total[k] = v
-                    target.scalars = total
+                    got = scalars[fi]
+                    target.scalars = {k: got.get(k, 0.0) for k in order}
         return stalled
 
     def _check_hierarchical(self, parent: QueueAttr) -> None:
