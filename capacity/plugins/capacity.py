@@ -149,7 +149,7 @@ class FixedTree:
     session changes). The next session on the same specs starts from them: it resets the busy queues and
     its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
 
-    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy")
+    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -160,6 +160,7 @@ class FixedTree:
         self.attrs: dict[str, QueueAttr] | None = None  # a released session's attributes, else None
         self.specs: list[QueueSpec] = []  # the QueueSpec objects those attributes were made for
         self.busy: set[str] = set()
+        self.order_pairs: dict[tuple[str, str], Any] = {}  # queue_order's pairs over those attributes
 
 
 def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
@@ -456,6 +457,7 @@ class CapacityPlugin(Plugin):
                 attrs = self.attrs = kept
                 for name in busy | fixed.busy:
                     attrs[name].reset()
+                self._order_pairs = fixed.order_pairs  # what they hold depends on the tree alone
             else:
                 attrs = self.attrs
                 numbers = fixed.numbers
@@ -658,8 +660,8 @@ class CapacityPlugin(Plugin):
     # ---- order ---------------------------------------------------------------------------------
     def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
         """`_queue_order` with what does not change within a session (which attributes' shares are
-        compared, and their deserved-emptiness tie-break) kept per pair of queues: only the shares are
-        read live."""
+        compared, and their deserved-emptiness tie-break) kept per pair of queues, for as long as the
+        attributes live (FixedTree.order_pairs): only the shares are read live."""
         lp = l.priority
         rp = r.priority
         if lp != rp:
@@ -1087,6 +1089,7 @@ class CapacityPlugin(Plugin):
         if keep is not None:
             fixed, fixed.specs, fixed.busy = keep
             fixed.attrs = self.attrs
+            fixed.order_pairs = self._order_pairs
             return
         for attr in self.attrs.values():
             attr.children = {}
