@@ -981,15 +981,20 @@ class Simulator:
     def _queue_rows(self, result: CycleResult) -> dict[str, tuple[Any, ...]]:
         """This cycle's numbers for every queue whose numbers changed since the last cycle."""
         counts = self._rolled
+        last = self._last_rows
+        numbers = result.queues
+        none = (0, 0)
         changed: dict[str, tuple[Any, ...]] = {}
         for name in self.cluster.queues:
-            q = result.queues.get(name)
-            pending, running = counts.get(name, (0, 0))
-            row = (q["allocated"] if q else None, q["deserved"] if q else None,
-                   q["share"] if q else None, pending, running)
-            if self._last_rows.get(name) != row:
+            q = numbers.get(name)
+            pending, running = counts.get(name, none)
+            if q:
+                row = (q["allocated"], q["deserved"], q["share"], pending, running)
+            else:
+                row = (None, None, None, pending, running)
+            if last.get(name) != row:
                 changed[name] = row
-                self._last_rows[name] = row
+                last[name] = row
         return changed
 
     def _rolled_up_counts(self) -> dict[str, tuple[int, int]]:

@@ -1134,14 +1134,8 @@ def _accumulation_exact(jobs: Any) -> bool:
     cpus = [r.cpu for r in reqs]
     mems = [r.memory for r in reqs]
     scalars = [v for r in reqs if r.scalars for v in r.scalars.values()]
-    import numpy as np
-    for values in (cpus, mems, scalars):
-        if not values:
-            continue
-        a = np.asarray(values, dtype=float)
-        if not (bool(np.all(np.floor(a) == a)) and float(np.abs(a).sum()) < float(2**52)):
-            return False
-    return True
+    # (x % 1 is NaN for an infinite or NaN x; the sum of magnitudes then is not below 2**52 either)
+    return all(all(v % 1 == 0 for v in values) and sum(map(abs, values)) < 2**52 for values in (cpus, mems, scalars))
 
 
 def _neg(r: Resource) -> Resource:

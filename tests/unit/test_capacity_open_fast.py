@@ -92,6 +92,10 @@ def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
     assert not cap._accumulation_exact([job(Resource(0.5, 1.0))])
     assert not cap._accumulation_exact([job(Resource(1.0, 1.0, {"x/y": 0.1}))])
     assert not cap._accumulation_exact([job(Resource(1.0, 2.0**52))])
+    assert not cap._accumulation_exact([job(Resource(float("inf"), 1.0))])
+    assert not cap._accumulation_exact([job(Resource(1.0, 1.0, {"x/y": float("nan")}))])
+    assert cap._accumulation_exact([job(Resource(-3.0, 0.0, {"x/y": 2.0**51}))])  # magnitudes below 2**52
+    assert not cap._accumulation_exact([job(Resource(0.0, 0.0, {"x/y": 2.0**51, "x/z": -(2.0**51)}))])
 
 
 def test_add_exceeded_is_adding_exceeded_part() -> None:
