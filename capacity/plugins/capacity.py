@@ -95,14 +95,19 @@ class QueueAttr:
             return self.idle_summary()
         if fixed is not None:
             deserved, capability, guarantee, real = fixed.dicts
+            as_dict = fixed.as_dict
+            allocated, inqueue = as_dict(0, self.allocated), as_dict(1, self.inqueue)
+            elastic, request = as_dict(2, self.elastic), as_dict(3, self.request)
         else:
             deserved, capability = to_dict(self.deserved), to_dict(self.capability)
             guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
-        return {"deserved": deserved, "allocated": to_dict(self.allocated),
+            allocated, inqueue = to_dict(self.allocated), to_dict(self.inqueue)
+            elastic, request = to_dict(self.elastic), to_dict(self.request)
+        return {"deserved": deserved, "allocated": allocated,
                 "realCapability": real, "share": self.share,
                 "capability": capability, "guarantee": guarantee,
-                "inqueue": to_dict(self.inqueue), "elastic": to_dict(self.elastic),
-                "request": to_dict(self.request), "parent": self.ancestors[-1].name if self.ancestors else ""}
+                "inqueue": inqueue, "elastic": elastic,
+                "request": request, "parent": self.ancestors[-1].name if self.ancestors else ""}
 
     def idle_summary(self) -> dict[str, Any]:
         """`summary` of an attribute made by `from_fixed` with nothing allocated, requested, in queue or
@@ -124,7 +129,7 @@ class FixedNumbers:
     """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
     alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
 
-    __slots__ = ("values", "dicts", "idle", "idle_share")
+    __slots__ = ("values", "dicts", "idle", "idle_share", "last")
 
     def __init__(self, attr: QueueAttr) -> None:
         from capacity.resources import to_dict
@@ -132,6 +137,21 @@ class FixedNumbers:
         self.dicts = tuple(to_dict(r) for r in self.values)
         self.idle_share = 1.0 if attr.deserved.is_empty() else 0.0  # update_share with nothing allocated
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
+        # Per changing field (allocated, inqueue, elastic, request): its last values and their dict.
+        self.last: list[tuple[Any, dict[str, Any]] | None] = [None, None, None, None]
+
+    def as_dict(self, field: int, r: Resource) -> dict[str, Any]:
+        """to_dict(r), the same dict as last time when r holds the same values (a busy queue's numbers
+        mostly stay from one cycle to the next)."""
+        from capacity.resources import to_dict
+        s = r.scalars
+        key = (r.cpu, r.memory, tuple(s.items()) if s else None)
+        last = self.last[field]
+        if last is not None and last[0] == key:
+            return last[1]
+        d = to_dict(r)
+        self.last[field] = (key, d)
+        return d
 
 
 def _zero(r: Resource) -> bool:
