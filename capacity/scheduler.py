@@ -38,12 +38,17 @@ def open_session(cluster: Cluster, trace: Trace | None = None,
     return ssn
 
 
+_MODULES: dict[str, Any] = {}
+
+
 def run_actions(ssn: Session) -> None:
     for name in ssn.conf.actions:
         if name not in ACTIONS:
             continue
         ssn.trace.action = name
-        module = importlib.import_module(f"capacity.actions.{name}")
+        module = _MODULES.get(name)
+        if module is None:  # imported on first use (a replay runs tens of thousands of cycles)
+            module = _MODULES[name] = importlib.import_module(f"capacity.actions.{name}")
         module.execute(ssn)
     ssn.trace.action = "close"
 

@@ -305,6 +305,7 @@ class Simulator:
         self._reindex()
         self._initial_rows = {name: (None, None, None, *counts) for name, counts in self._rolled_up_counts().items()}
         self._last_rows = dict(self._initial_rows)
+        self._last_numbers: dict[str, Any] = {}  # per queue: the summary dict its last row was read from
         self._idle = False
 
     # ---- public API ------------------------------------------------------------------------
@@ -929,6 +930,7 @@ class Simulator:
         for key, pod in c.pods.items():
             self._contribute((self._pod_seq[key], pod), +1)
         self._last_rows = self._queue_rows_at(self._pos)
+        self._last_numbers = {}
 
     # ---- metrics ---------------------------------------------------------------------------
     def _account(self, changes: dict[tuple[str, str], tuple[Any, Any]]) -> None:
@@ -982,16 +984,24 @@ class Simulator:
         """This cycle's numbers for every queue whose numbers changed since the last cycle."""
         counts = self._rolled
         last = self._last_rows
+        read = self._last_numbers
         numbers = result.queues
         none = (0, 0)
         changed: dict[str, tuple[Any, ...]] = {}
         for name in self.cluster.queues:
             q = numbers.get(name)
             pending, running = counts.get(name, none)
+            if q is not None and q is read.get(name):
+                # The same summary dict as last row's (a queue's unchanged numbers come back as the same,
+                # read-only dict): only the pod counts can differ.
+                prev = last[name]
+                if prev[3] == pending and prev[4] == running:
+                    continue
             if q:
                 row = (q["allocated"], q["deserved"], q["share"], pending, running)
             else:
                 row = (None, None, None, pending, running)
+            read[name] = q
             if last.get(name) != row:
                 changed[name] = row
                 last[name] = row

@@ -21,7 +21,10 @@ from capacity.resources import ZERO
 
 
 def execute(ssn: Session) -> None:
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn)
+    # The queues in the order Volcano pushes them; pushed into the heap only once the loop is over (nothing
+    # in it changes a queue's share, so the comparisons are the same), and not at all when no job is
+    # starving and nothing is traced: the heap would only be popped again for nothing.
+    pushed: list[QueueSpec] = []
     queued: set[str] = set()
     preemptors: dict[str, PriorityQueue[Job]] = {}
     task_queues: dict[str, PriorityQueue[Task]] = {}
@@ -43,7 +46,7 @@ def execute(ssn: Session) -> None:
             continue
         if queue.name not in queued:
             queued.add(queue.name)
-            queues.push(queue)
+            pushed.append(queue)
         if ssn.job_starving(job):
             preemptors.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
             tq: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
@@ -53,6 +56,7 @@ def execute(ssn: Session) -> None:
             task_queues[job.uid] = tq
     if not preemptors and not tracing:
         return  # the loop below would only ask each queue `overused`, whose answer then has no effect
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn, pushed)
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):

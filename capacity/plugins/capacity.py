@@ -25,6 +25,7 @@ from capacity.resources import (
     intersection_with_ignored_scalar_resources,
     is_scalar_resource_name,
     res_max,
+    to_dict,
 )
 
 ROOT = "root"
@@ -88,21 +89,30 @@ class QueueAttr:
     def summary(self) -> dict[str, Any]:
         """The queue's numbers as a cycle reports them (CycleResult.queues); read-only, as the numbers
         fixed by the tree and those of a queue without jobs are the same dicts in every session."""
-        from capacity.resources import to_dict
         fixed = self.fixed
         if fixed is not None and _zero(self.allocated) and _zero(self.request) and _zero(self.inqueue) \
                 and _zero(self.elastic):
             return self.idle_summary()
         if fixed is not None:
+            # A busy queue's numbers mostly stay from one cycle to the next: the same values, the same dict.
+            key = (_values(self.allocated), _values(self.inqueue), _values(self.elastic), _values(self.request),
+                   self.share, self.ancestors[-1].name if self.ancestors else "")
+            last = fixed.busy
+            if last is not None and last[0] == key:
+                return last[1]
             deserved, capability, guarantee, real = fixed.dicts
             as_dict = fixed.as_dict
-            allocated, inqueue = as_dict(0, self.allocated), as_dict(1, self.inqueue)
-            elastic, request = as_dict(2, self.elastic), as_dict(3, self.request)
-        else:
-            deserved, capability = to_dict(self.deserved), to_dict(self.capability)
-            guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
-            allocated, inqueue = to_dict(self.allocated), to_dict(self.inqueue)
-            elastic, request = to_dict(self.elastic), to_dict(self.request)
+            allocated, inqueue = as_dict(0, self.allocated, key[0]), as_dict(1, self.inqueue, key[1])
+            elastic, request = as_dict(2, self.elastic, key[2]), as_dict(3, self.request, key[3])
+            out = {"deserved": deserved, "allocated": allocated, "realCapability": real, "share": self.share,
+                   "capability": capability, "guarantee": guarantee, "inqueue": inqueue, "elastic": elastic,
+                   "request": request, "parent": key[5]}
+            fixed.busy = (key, out)
+            return out
+        deserved, capability = to_dict(self.deserved), to_dict(self.capability)
+        guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
+        allocated, inqueue = to_dict(self.allocated), to_dict(self.inqueue)
+        elastic, request = to_dict(self.elastic), to_dict(self.request)
         return {"deserved": deserved, "allocated": allocated,
                 "realCapability": real, "share": self.share,
                 "capability": capability, "guarantee": guarantee,
@@ -129,29 +139,31 @@ class FixedNumbers:
     """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
     alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
 
-    __slots__ = ("values", "dicts", "idle", "idle_share", "last")
+    __slots__ = ("values", "dicts", "idle", "idle_share", "last", "busy")
 
     def __init__(self, attr: QueueAttr) -> None:
-        from capacity.resources import to_dict
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
         self.dicts = tuple(to_dict(r) for r in self.values)
         self.idle_share = 1.0 if attr.deserved.is_empty() else 0.0  # update_share with nothing allocated
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
         # Per changing field (allocated, inqueue, elastic, request): its last values and their dict.
         self.last: list[tuple[Any, dict[str, Any]] | None] = [None, None, None, None]
+        self.busy: tuple[Any, dict[str, Any]] | None = None  # the last QueueAttr.summary with numbers, its key
 
-    def as_dict(self, field: int, r: Resource) -> dict[str, Any]:
-        """to_dict(r), the same dict as last time when r holds the same values (a busy queue's numbers
-        mostly stay from one cycle to the next)."""
-        from capacity.resources import to_dict
-        s = r.scalars
-        key = (r.cpu, r.memory, tuple(s.items()) if s else None)
+    def as_dict(self, field: int, r: Resource, key: Any) -> dict[str, Any]:
+        """to_dict(r), the same dict as last time when r holds the same values (`key`: `_values(r)`)."""
         last = self.last[field]
         if last is not None and last[0] == key:
             return last[1]
         d = to_dict(r)
         self.last[field] = (key, d)
         return d
+
+
+def _values(r: Resource) -> tuple[Any, ...]:
+    """What to_dict(r) is made of, as a key: equal keys give equal dicts."""
+    s = r.scalars
+    return (r.cpu, r.memory, tuple(s.items()) if s else None)
 
 
 def _zero(r: Resource) -> bool:

@@ -166,3 +166,29 @@ def test_a_session_never_released_leaves_nothing_for_the_next_to_reuse() -> None
     assert cache.plugin_state["capacity"].attrs is not kept
     plain = run_cycle(cluster, Trace(enabled=False), write_back=False)
     assert (cached.binds, cached.queues) == (plain.binds, plain.queues)
+
+
+def test_a_busy_queues_numbers_are_reused_only_while_they_stay_the_same() -> None:
+    """A queue with jobs reports the very dict of the last session while its numbers stay (summaries are
+    read-only), and fresh numbers as soon as one moves."""
+    cluster = openb_cluster(OPENB, departments=2, leaves=4, pod_limit=6)
+    cache = SnapshotCache()
+    run_cycle(cluster, Trace(enabled=False), cache=cache)  # binds: the leaves now have running pods
+    leaf = next(p.queue for p in cluster.podgroups.values())
+
+    def numbers(c: Any) -> dict[str, Any]:
+        ssn = open_session(c, Trace(enabled=False), cache=cache)
+        out = ssn.plugins["capacity"].attrs[leaf].summary()
+        ssn.release()
+        cache.keep()
+        return out
+
+    first, again = numbers(cluster), numbers(cluster)
+    assert first["allocated"]["cpu"] > 0 and again is first
+    pod = next(p for p in cluster.pods.values() if p.phase == "Running" and
+               cluster.podgroups[f"{p.namespace}/{p.group}"].queue == leaf)
+    pod.phase = "Succeeded"  # its resources leave the queue's allocated
+    moved = numbers(cluster)
+    fresh = open_session(cluster, Trace(enabled=False)).plugins["capacity"].attrs[leaf].summary()
+    assert moved is not first and moved == fresh
+    assert moved["allocated"] != first["allocated"]
