@@ -29,6 +29,9 @@ from capacity.resources import (
 )
 
 ROOT = "root"
+FLAT_STATE = "capacity.flat"
+"""SnapshotCache.plugin_state key of flat capacity's kept fixed parts: (the specs' and total's key, per
+queue its FixedNumbers)."""
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
                       "leaf's share")
 LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancestors' (Volcano HEAD)"
@@ -387,8 +390,8 @@ def _scalar_name(name: str) -> bool:
 
 def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]:
     """buildQueueAttrs steps 1-3, shared by flat capacity and proportion (spec §2.2, §5.1): attributes
-    for queues that have jobs, capability with cpu/memory <= 0 read as unlimited, realCapability =
-    min(capability, total - all guarantees + own guarantee), and every job's accounting."""
+    for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
+    accounting."""
     total_guarantee = Resource.empty()
     for q in ssn.queues.values():
         if q.guarantee is not None:
@@ -399,20 +402,25 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]
         attr = attrs.get(job.queue)
         if attr is None:
             q = ssn.queues[job.queue]
-            attr = make(q)
-            if q.capability is not None:
-                attr.capability = q.capability.clone()
-                if attr.capability.cpu <= 0:
-                    attr.capability.cpu = MAX_FLOAT
-                if attr.capability.memory <= 0:
-                    attr.capability.memory = MAX_FLOAT
-            real = unguaranteed.clone().add(attr.guarantee)
-            if q.capability is not None:
-                real.min_dimension_resource(attr.capability, INFINITY)
-            attr.real_capability = real
-            attrs[q.name] = attr
+            attr = attrs[q.name] = make(q, unguaranteed)
         accumulate_job(attr, job)
     return attrs
+
+
+def flat_limits(attr: Any, q: QueueSpec, unguaranteed: Resource) -> Any:
+    """A flat attribute's capability (cpu/memory <= 0 read as unlimited) and realCapability = min(capability,
+    total - all guarantees + own guarantee); returns the attribute."""
+    if q.capability is not None:
+        attr.capability = q.capability.clone()
+        if attr.capability.cpu <= 0:
+            attr.capability.cpu = MAX_FLOAT
+        if attr.capability.memory <= 0:
+            attr.capability.memory = MAX_FLOAT
+    real = unguaranteed.clone().add(attr.guarantee)
+    if q.capability is not None:
+        real.min_dimension_resource(attr.capability, INFINITY)
+    attr.real_capability = real
+    return attr
 
 
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
@@ -465,10 +473,29 @@ class CapacityPlugin(Plugin):
 
     # ---- attribute building ------------------------------------------------------------------
     def _build_flat(self) -> None:
-        self.attrs = build_flat_attrs(self.ssn, self.total, QueueAttr)
-        for attr in self.attrs.values():
+        ssn = self.ssn
+        cache = ssn.cache
+        kept: dict[str, FixedNumbers] | None = None
+        if cache is not None:  # an earlier session on the same specs and total made the same fixed parts
+            key = _tree_key(ssn, self.total)
+            state = cache.plugin_state.get(FLAT_STATE)
+            if state is None or state[0] != key:
+                state = cache.plugin_state[FLAT_STATE] = (key, {})
+            kept = state[1]
+
+        def make(q: QueueSpec, unguaranteed: Resource) -> QueueAttr:
+            fixed = kept.get(q.name) if kept is not None else None
+            if fixed is not None:
+                return QueueAttr.from_fixed(q, fixed)
+            attr = flat_limits(QueueAttr(q), q, unguaranteed)
             attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
             attr.deserved = res_max(attr.deserved, attr.guarantee)
+            if kept is not None:  # from now on read-only: shared with the next sessions' attributes
+                attr.fixed = kept[q.name] = FixedNumbers(attr)
+            return attr
+
+        self.attrs = build_flat_attrs(ssn, self.total, make)
+        for attr in self.attrs.values():
             update_share(attr)
 
     def _build_hierarchical(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import QueueAttr, build_flat_attrs, deduct_sch_gated
+from capacity.plugins.capacity import QueueAttr, build_flat_attrs, deduct_sch_gated, flat_limits
 from capacity.resources import (
     INFINITY,
     ZERO,
@@ -96,7 +96,8 @@ class ProportionPlugin(Plugin):
 
     # ---- attributes (proportion.go:90-183) -----------------------------------------------------
     def _build_attrs(self) -> None:
-        self.attrs = build_flat_attrs(self.ssn, self.total, ProportionAttr)
+        self.attrs = build_flat_attrs(self.ssn, self.total, lambda q, unguaranteed: flat_limits(
+            ProportionAttr(q), q, unguaranteed))
 
     # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
     def _compute_deserved(self) -> None:

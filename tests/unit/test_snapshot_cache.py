@@ -192,3 +192,25 @@ def test_a_busy_queues_numbers_are_reused_only_while_they_stay_the_same() -> Non
     fresh = open_session(cluster, Trace(enabled=False)).plugins["capacity"].attrs[leaf].summary()
     assert moved is not first and moved == fresh
     assert moved["allocated"] != first["allocated"]
+
+
+def test_flat_capacity_reads_an_edited_queue_afresh_and_keeps_the_rest() -> None:
+    cluster = _workload(3)
+    cache = SnapshotCache()
+    run_cycle(cluster, Trace(enabled=False), cache=cache)  # flat capacity keeps its queues' fixed parts
+
+    def attrs(c: Any) -> dict[str, Any]:
+        ssn = open_session(c, Trace(enabled=False), cache=cache)
+        out = {name: attr.summary() for name, attr in ssn.plugins["capacity"].attrs.items()}
+        ssn.release()
+        cache.keep()
+        return out
+
+    kept = attrs(cluster)
+    assert kept and kept == {name: a.summary() for name, a in
+                             open_session(cluster, Trace(enabled=False)).plugins["capacity"].attrs.items()}
+    name = sorted(kept)[0]
+    edited = set_queue_resources(cluster, name, deserved={"cpu": "3", "memory": "1Gi"}).cluster
+    fresh = {n: a.summary() for n, a in open_session(edited, Trace(enabled=False)).plugins["capacity"].attrs.items()}
+    assert attrs(edited) == fresh and attrs(edited) == fresh  # rebuilt once, then read from what was kept
+    assert fresh[name]["deserved"]["cpu"] == 3000 != kept[name]["deserved"]["cpu"]
