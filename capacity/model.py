@@ -359,6 +359,9 @@ class QueueSpec:
 class Node:
     """A node's Volcano-side accounting (NodeInfo) plus the Kubernetes mirror's pod list."""
 
+    __slots__ = ("name", "labels", "allocatable", "capacity", "taints", "unschedulable", "idle", "used", "releasing",
+                 "pipelined", "tasks", "mirror", "index", "fit", "touched", "touch_log")
+
     def __init__(self, name: str, labels: dict[str, str], allocatable: Resource,
                  taints: list[dict[str, Any]], unschedulable: bool) -> None:
         self.name = name

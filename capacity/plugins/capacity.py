@@ -184,7 +184,7 @@ class FixedTree:
     session changes). The next session on the same specs starts from them: it resets the busy queues and
     its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
 
-    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs")
+    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -196,6 +196,8 @@ class FixedTree:
         self.specs: list[QueueSpec] = []  # the QueueSpec objects those attributes were made for
         self.busy: set[str] = set()
         self.order_pairs: dict[tuple[str, str], Any] = {}  # queue_order's pairs over those attributes
+        # The last session's attributes and the queue numbers it reported at close (CycleResult.queues).
+        self.closed: tuple[dict[str, QueueAttr], dict[str, Any]] | None = None
 
 
 def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
@@ -511,6 +513,8 @@ class CapacityPlugin(Plugin):
             queues = ssn.queues
             kept = fixed.attrs
             fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
+            self._closed = fixed.closed  # what the last session reported at close, if it did
+            fixed.closed = None
             busy = _busy_queues(ssn, fixed.chains)
             if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
                 attrs = self.attrs = kept
@@ -1134,9 +1138,20 @@ class CapacityPlugin(Plugin):
         queues = ssn.result.queues
         keep = getattr(self, "_keep", None)
         if keep is not None and not queues:  # started from the kept tree: only its busy queues have numbers
-            busy = keep[2]
-            for name, attr in self.attrs.items():
-                queues[name] = attr.summary() if name in busy else attr.idle_summary()
+            fixed, _, busy = keep
+            attrs = self.attrs
+            closed = self._closed
+            if closed is not None and closed[0] is attrs:
+                # The attributes the last session closed with: every queue idle then and now reports the
+                # same (read-only) dict again; only the busy ones of either session are asked.
+                queues.update(closed[1])
+                for name in busy | fixed.busy:
+                    attr = attrs[name]
+                    queues[name] = attr.summary() if name in busy else attr.idle_summary()
+            else:
+                for name, attr in attrs.items():
+                    queues[name] = attr.summary() if name in busy else attr.idle_summary()
+            fixed.closed = (attrs, dict(queues))
             return
         for name, attr in self.attrs.items():
             queues.setdefault(name, attr.summary())  # first queue plugin in tier order
