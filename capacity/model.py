@@ -143,6 +143,12 @@ class Task:
 class Job:
     """A PodGroup with its tasks (JobInfo), with Volcano's status index and counters."""
 
+    __slots__ = ("uid", "name", "namespace", "queue", "min_available", "task_min_available",
+                 "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
+                 "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
+                 "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
+                 "conditions", "unschedulable_this_session")
+
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
                  has_preemptable_key: bool, creation: str, phase: str,
