@@ -96,6 +96,8 @@ class Workspace:
     #: cached "what would have to change" answers, per (cycle, job)
     whatif: dict[tuple[int, str], list[Any]] = field(default_factory=dict)
     findings_key: tuple[int, ...] = ()
+    #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
+    numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -218,7 +220,15 @@ class Workspace:
         These are the same `summary()` values a cycle reports in `CycleResult.queues` (the first queue
         plugin in tier order, capacity or proportion, reports a queue), taken before the next cycle
         decides anything. Empty when the scheduler configuration has no such plugin.
+
+        Every page showing them asks on each rerun (any widget change), so they are kept for the state they
+        were asked for: the same cluster object (edits, loads and rewinds replace it), revision, cycle (a
+        step changes the cluster in place) and options. Read-only, like the cycle's own numbers.
         """
+        memo = self.numbers_memo
+        if memo is not None and memo[0] is self.cluster and memo[1] == self.revision and memo[2] == self.cycle \
+                and memo[3] is self.options:
+            return memo[4]
         with gc_paused():
             ssn = open_session(self.cluster, None, self.options)
         numbers: QueueNumbers = {}
@@ -229,6 +239,7 @@ class Workspace:
             for name, attr in sorted(attrs.items()):
                 if hasattr(attr, "summary"):
                     numbers.setdefault(name, attr.summary())
+        self.numbers_memo = (self.cluster, self.revision, self.cycle, self.options, numbers)
         return numbers
 
     def share_history(self) -> list[tuple[int, QueueNumbers]]:

@@ -187,3 +187,26 @@ def test_tidal_fixture_runs_in_the_dashboard_and_its_decisions_name_the_rule(ws)
     assert exp.rule == "capacity-card.inferenceReclaimsTraining"
     pending = explain_pod(step.records, step.before, "ai/training-urgent-worker-0")
     assert "training never takes resources from training or inference" in pending.sentence
+
+
+def test_queue_numbers_are_asked_once_per_state(ws):
+    """Pages rerun on every widget change: the numbers of an unchanged state are not worked out again, and
+    every change of state (a step, an edit, an option, a rewind) gives fresh ones."""
+    from dataclasses import replace
+
+    from capacity.edit import set_queue_resources
+
+    first = ws.queue_numbers()
+    assert ws.queue_numbers() is first
+    ws.step()
+    stepped = ws.queue_numbers()
+    assert stepped is not first and stepped == Workspace(ws.scenario, ws.cluster).queue_numbers()
+    assert stepped != first  # the cycle bound pods: some queue's allocated moved
+    assert ws.edit("q", set_queue_resources, "research-train", deserved={"cpu": "30", "memory": "256Gi",
+                                                                          "nvidia.com/gpu": "8"})
+    edited = ws.queue_numbers()
+    assert edited is not stepped and edited["research-train"]["deserved"]["cpu"] == 30000
+    ws.options = replace(ws.options, seed004_root_init=True)
+    assert ws.queue_numbers() is not edited
+    ws.rewind(0)
+    assert ws.queue_numbers() == Workspace(ws.scenario, ws.cluster, options=ws.options).queue_numbers()
