@@ -100,7 +100,7 @@ class QueueAttr:
             # A busy queue's numbers mostly stay from one cycle to the next: the same values, the same dict.
             key = (_values(self.allocated), _values(self.inqueue), _values(self.elastic), _values(self.request),
                    self.share, self.ancestors[-1].name if self.ancestors else "")
-            last = fixed.busy
+            last = fixed.last_summary
             if last is not None and last[0] == key:
                 return last[1]
             deserved, capability, guarantee, real = fixed.dicts
@@ -110,7 +110,7 @@ class QueueAttr:
             out = {"deserved": deserved, "allocated": allocated, "realCapability": real, "share": self.share,
                    "capability": capability, "guarantee": guarantee, "inqueue": inqueue, "elastic": elastic,
                    "request": request, "parent": key[5]}
-            fixed.busy = (key, out)
+            fixed.last_summary = (key, out)
             return out
         deserved, capability = to_dict(self.deserved), to_dict(self.capability)
         guarantee, real = to_dict(self.guarantee), to_dict(self.real_capability)
@@ -142,7 +142,7 @@ class FixedNumbers:
     """A queue's numbers that the hierarchical build fixes from the queue specs and the cluster total
     alone (deserved, capability, guarantee, realCapability), with their summary dicts."""
 
-    __slots__ = ("values", "dicts", "idle", "idle_share", "last", "busy")
+    __slots__ = ("values", "dicts", "idle", "idle_share", "last", "last_summary")
 
     def __init__(self, attr: QueueAttr) -> None:
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
@@ -151,7 +151,7 @@ class FixedNumbers:
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
         # Per changing field (allocated, inqueue, elastic, request): its last values and their dict.
         self.last: list[tuple[Any, dict[str, Any]] | None] = [None, None, None, None]
-        self.busy: tuple[Any, dict[str, Any]] | None = None  # the last QueueAttr.summary with numbers, its key
+        self.last_summary: tuple[Any, dict[str, Any]] | None = None  # the last QueueAttr.summary with numbers, its key
 
     def as_dict(self, field: int, r: Resource, key: Any) -> dict[str, Any]:
         """to_dict(r), the same dict as last time when r holds the same values (`key`: `_values(r)`)."""
