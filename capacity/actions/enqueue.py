@@ -14,9 +14,9 @@ def execute(ssn: Session) -> None:
     # popped and pushed once per job, can answer each comparison of two queues once (heap.memoized).
     if not any(job.is_pending() for job in ssn.jobs.values()):
         return  # every turn below would pop a queue and find no job: comparisons only, nothing decided
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(memoized(ssn.queue_less()))
     job_less = ssn.job_less()
     seen: set[str] = set()
+    order: list[QueueSpec] = []  # the queues in the order Volcano pushes them
     pending: dict[str, PriorityQueue[Job]] = {}
     for job in ssn.jobs.values():
         queue = ssn.queues.get(job.queue)
@@ -24,11 +24,23 @@ def execute(ssn: Session) -> None:
             continue
         if queue.name not in seen:
             seen.add(queue.name)
-            queues.push(queue)
+            order.append(queue)
         if job.is_pending():
             pending.setdefault(queue.name, PriorityQueue(job_less)).push(job)
+    # A turn on a queue without jobs pops it and decides nothing: the heap matters only while two queues or
+    # more have jobs to try (pushed only then; the order and the comparisons are the same).
+    left = len(pending)
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(memoized(ssn.queue_less()), order if left > 1 else ())
     items = queues.items
-    while items:
+    while left:
+        if left == 1:
+            # The heap would hand this queue's jobs over one by one, in their own order, between turns that
+            # decide nothing.
+            name, jobs = next((name, jobs) for name, jobs in pending.items() if jobs)
+            queue = ssn.queues[name]
+            while jobs:
+                _try_enqueue(ssn, queue, jobs.pop())
+            return
         before = items[:]
         queue = queues.pop()
         jobs = pending.get(queue.name)
@@ -43,6 +55,8 @@ def execute(ssn: Session) -> None:
             while jobs:
                 _try_enqueue(ssn, queue, jobs.pop())
             queues.pop()
+        if not jobs:
+            left -= 1
 
 
 def _try_enqueue(ssn: Session, queue: QueueSpec, job: Job) -> None:

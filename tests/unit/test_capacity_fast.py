@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import random
 
+import pytest
+
 from capacity.framework.heap import PriorityQueue, memoized
 from capacity.model import Job, PodSpec, Task, TaskStatus
 from capacity.plugins.capacity import fits_after_adding
@@ -168,6 +170,42 @@ def test_enqueue_admits_in_the_reference_order() -> None:
             outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
                              {uid: j.phase for uid, j in ssn.jobs.items()}))
         assert outcomes[0] == outcomes[1]
+        refused += sum(1 for r in outcomes[0][0] if r[0] == "enqueue" and r[2] is False)
+    assert refused, "some job should be refused"
+
+
+@pytest.mark.parametrize("pending_queues", [1, 2, 3])
+def test_enqueue_with_few_queues_holding_pending_jobs_is_the_reference(pending_queues: int) -> None:
+    """Only a few queues with Pending PodGroups among many (a replay's usual cycle): enqueue skips the turns
+    that decide nothing, and the heap itself while one queue is left; same admissions, order and trace."""
+    import yaml
+
+    from capacity.actions import enqueue
+    from capacity.k8s import load_objects
+    from capacity.scheduler import open_session
+    from capacity.trace import Trace
+    from tests.unit.test_nodefit import CONFS, random_cluster
+    refused = 0
+    for seed in range(4):
+        conf = CONFS["hierarchy" if seed % 2 else "proportion"]
+        objs = random_cluster(seed, conf, nodes=24, jobs=150)
+        queues = sorted({o["spec"]["queue"] for o in objs if o["kind"] == "PodGroup"})
+        chosen = set(queues[:pending_queues])
+        for o in objs:
+            if o["kind"] == "PodGroup":
+                o["spec"]["minResources"] = {"cpu": str((seed + 1) * 3), "memory": "1Gi"}
+                o["status"]["phase"] = "Pending" if o["spec"]["queue"] in chosen else "Inqueue"
+            if o["kind"] == "ConfigMap":
+                o["data"]["volcano-scheduler.conf"] = yaml.safe_dump(conf)
+        outcomes = []
+        for run in (enqueue.execute, _reference_enqueue):
+            trace = Trace(enabled=True)
+            ssn = open_session(load_objects(objs), trace)
+            run(ssn)
+            outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
+                             {uid: j.phase for uid, j in ssn.jobs.items()}))
+        assert outcomes[0] == outcomes[1]
+        assert any(r[0] == "enqueue" for r in outcomes[0][0])
         refused += sum(1 for r in outcomes[0][0] if r[0] == "enqueue" and r[2] is False)
     assert refused, "some job should be refused"
 
