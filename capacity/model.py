@@ -366,7 +366,7 @@ class Node:
     """A node's Volcano-side accounting (NodeInfo) plus the Kubernetes mirror's pod list."""
 
     __slots__ = ("name", "labels", "allocatable", "capacity", "taints", "unschedulable", "idle", "used", "releasing",
-                 "pipelined", "tasks", "mirror", "index", "fit", "touched", "touch_log")
+                 "pipelined", "tasks", "mirror", "index", "fit", "touched", "touch_log", "changed")
 
     def __init__(self, name: str, labels: dict[str, str], allocatable: Resource,
                  taints: list[dict[str, Any]], unschedulable: bool) -> None:
@@ -390,12 +390,16 @@ class Node:
         # Where the node puts itself when first touched (a SnapshotCache's list), so that nobody has to scan
         # every node to find the touched ones; None: nobody asks.
         self.touch_log: list[Node] | None = None
+        # Whether anything changed the node after the snapshot built it (a task added or removed, its mirror
+        # changed): an occupied node without such a change can serve the next snapshot (SnapshotCache).
+        self.changed = False
 
     def max_task_num(self) -> int:
         return self.allocatable.max_task_num
 
     def mark_touched(self) -> None:
         """A task was added to or removed from the node, or its Kubernetes mirror changed."""
+        self.changed = True
         if not self.touched:
             self.touched = True
             if self.touch_log is not None:
@@ -434,6 +438,7 @@ class Node:
             raise ValueError(f"task {task.key} already on node {self.name}")
         clone = task.clone()
         self.tasks[task.key] = clone
+        self.changed = True
         if not self.touched:
             self.mark_touched()
         self._account(clone, +1)
@@ -452,8 +457,10 @@ class Node:
             raise ValueError(f"task {key} already on node {self.name}")
         clone = task.clone()
         tasks[key] = clone
-        if not self.touched:
-            self.mark_touched()
+        if not self.touched:  # (as mark_touched, but what the snapshot adds is no change)
+            self.touched = True
+            if self.touch_log is not None:
+                self.touch_log.append(self)
         req = clone.resreq
         status = clone.status
         if status == S.RELEASING:
@@ -469,6 +476,7 @@ class Node:
     def remove_task(self, task: Task) -> None:
         stored = self.tasks.pop(task.key, None)
         if stored is not None:
+            self.changed = True
             if not self.touched:
                 self.mark_touched()
             self._account(stored, -1)

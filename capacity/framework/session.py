@@ -168,10 +168,22 @@ class Session:
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
         if cache is not None:
-            occupied = {p.node_name for p in c.pods.values() if p.node_name}
+            # Per node, every field of its pods that the snapshot reads (what a kept node was built from).
+            on_node: dict[str, list[tuple[Any, ...]]] = {}
+            for p in c.pods.values():
+                if p.node_name:
+                    sig = (p.uid, p.name, p.namespace, p.group, p.role, p.resreq, p.priority, p.preemptable,
+                           p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node)
+                    got = on_node.get(p.node_name)
+                    if got is None:
+                        on_node[p.node_name] = [sig]
+                    else:
+                        got.append(sig)
+            occupied = {name: tuple(sigs) for name, sigs in on_node.items()}
             # node_objs: the cluster's node behind each
-            self.node_objs, self.node_list, self.nodes, self.total_resource = cache.nodes(c.nodes, occupied)
+            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = cache.nodes(c.nodes, occupied)
         else:
+            reused = set()
             self.nodes = {}
             self.node_list = []
             self.node_objs = []
@@ -207,8 +219,9 @@ class Session:
                         pod.spec, pod.sch_gated, pod.nominated_node)
             node = nodes_get(pod.node_name) if pod.node_name else None
             if node is not None and task.status not in done:
-                node.add_task_unfitted(task)
-                node.mirror[task.key] = task
+                if pod.node_name not in reused:
+                    node.add_task_unfitted(task)
+                node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
                 mirrored.append(task)
             job = jobs_get(task.job) if task.job else None
             if job is not None:

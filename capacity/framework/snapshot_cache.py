@@ -41,14 +41,22 @@ class SnapshotCache:
         self._kept: list[Node | None] = []  # per position: the node left as built, else None
         self.touched: list[Node] = []  # the handed-out nodes touched since (each node's Node.touch_log)
         self._handed: list[Node] | None = None  # the NodeList `nodes` handed out last
+        # Occupied nodes: per position, the pods a handed-out node was built with (their fields, `PodSig`s),
+        # and after `keep` the nodes no session op changed since, with those pods: built again from the
+        # same pods they would be the same, so the next snapshot takes them as they are.
+        self._built_with: dict[int, tuple[Any, ...]] = {}
+        self._clean: dict[int, tuple[Node, tuple[Any, ...]]] = {}
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
-    def nodes(self, cluster_nodes: list[NodeObj], occupied: set[str]
-              ) -> tuple[list[NodeObj], list[Node], dict[str, Node], Resource]:
-        """The session's ready NodeObjs and NodeList (kept nodes wherever a node has no pod, fresh ones
-        elsewhere), the nodes by name (the session's own dict) and the sum of their allocatable (its own
-        copy).
+    def nodes(self, cluster_nodes: list[NodeObj], occupied: dict[str, tuple[Any, ...]]
+              ) -> tuple[list[NodeObj], list[Node], dict[str, Node], Resource, set[str]]:
+        """The session's ready NodeObjs and NodeList (kept nodes wherever a node has no pod or the same pods
+        as a kept occupied node, fresh ones elsewhere), the nodes by name (the session's own dict), the sum
+        of their allocatable (its own copy) and the names of the occupied nodes taken as they are (their
+        tasks in place: the snapshot only points their mirror at its own Task objects).
+
+        `occupied`: per node name, the fields of the pods bound to it, in the cluster's pod order (PodSig).
 
         A cluster's nodes are replaced, never changed in place (`Cluster.copy_state` relies on it too),
         so the same NodeObj objects in the same order are the same nodes.
@@ -81,14 +89,27 @@ class SnapshotCache:
             missing = list(range(len(objs)))
             self._by_name = {}
         by_name = self._by_name
+        clean = self._clean if out is kept else {}
+        self._clean = {}
+        built = self._built_with = {}
+        reused: set[str] = set()
         for i in set(missing):  # (a position may be both touched last time and occupied now)
             n = objs[i]
-            node = out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
-            node.touch_log = log
+            pods = occupied.get(n.name)
+            got = clean.get(i)
+            if got is not None and got[1] == pods:
+                node = out[i] = got[0]
+                log.append(node)  # touched since it was built: NodeFit reads its columns
+                reused.add(n.name)
+            else:
+                node = out[i] = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+                node.touch_log = log
             by_name[n.name] = node
+            if pods is not None:
+                built[i] = pods
         self._missing = []
         self._handed = out  # type: ignore[assignment]
-        return objs, out, dict(by_name), self._total.clone()  # type: ignore[return-value]
+        return objs, out, dict(by_name), self._total.clone(), reused  # type: ignore[return-value]
 
     def touched_positions(self, nodes: list[Node]) -> list[int] | None:
         """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
@@ -100,12 +121,17 @@ class SnapshotCache:
 
     def keep(self) -> None:
         """After the session on the nodes `nodes` handed out last: keep those still as built, without
-        pods (a node that has held a task or a mirrored pod has been touched)."""
+        pods (a node that has held a task or a mirrored pod has been touched), and the occupied ones that
+        nothing changed after the snapshot, for a next snapshot with the same pods on them."""
         handed = self._handed
         if handed is None:
             return
         pos = self._pos
         self._missing = [pos[node.name] for node in self.touched]  # to build afresh (the rest: as left)
+        built = self._built_with
+        self._clean = {i: (node, built[i]) for node in self.touched
+                       if not node.changed and (i := pos[node.name]) in built}
+        self._built_with = {}
         self.touched.clear()
         self._kept = list(handed)
         self._handed = None

@@ -46,26 +46,26 @@ def test_a_simulation_decides_and_explains_the_same_with_and_without_the_cache(s
     assert cached == plain
 
 
-def test_only_an_unchanged_node_without_pods_is_reused() -> None:
+def test_an_unchanged_node_without_pods_is_reused() -> None:
     cluster = _workload(1)
     cache = SnapshotCache()
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     first = ssn.node_list
     cache.keep()
-    _, again, by_name, _ = cache.nodes(cluster.nodes, {"node-001"})
+    _, again, by_name, _, _ = cache.nodes(cluster.nodes, {"node-001": ()})
     assert list(by_name.items()) == [(n.name, n) for n in again]  # in NodeList order, this list's nodes
     assert again[0] is first[0] and again[2] is first[2]
     assert again[1] is not first[1]  # a pod is bound to it: built from its pods
     again[2].mark_touched()  # a task came and went: not as a fresh snapshot builds it
     cache.keep()
-    _, third, _, _ = cache.nodes(cluster.nodes, set())
+    _, third, _, _, _ = cache.nodes(cluster.nodes, {})
     assert third[0] is first[0] and third[2] is not first[2]
-    _, fourth, by_name, _ = cache.nodes(cluster.nodes, set())  # the last session never gave its nodes back
+    _, fourth, by_name, _, _ = cache.nodes(cluster.nodes, {})  # the last session never gave its nodes back
     assert list(by_name.values()) == fourth
     assert not set(map(id, fourth)) & set(map(id, third))
     cache.keep()
     cordoned = set_node(cluster, "node-000", unschedulable=True).cluster  # other NodeObjs: all built afresh
-    _, fifth, _, total = cache.nodes(cordoned.nodes, set())
+    _, fifth, _, total, _ = cache.nodes(cordoned.nodes, {})
     assert not set(map(id, fifth)) & set(map(id, fourth)) and fifth[0].unschedulable
     assert total.cpu == ssn.total_resource.cpu
 
@@ -214,3 +214,47 @@ def test_flat_capacity_reads_an_edited_queue_afresh_and_keeps_the_rest() -> None
     fresh = {n: a.summary() for n, a in open_session(edited, Trace(enabled=False)).plugins["capacity"].attrs.items()}
     assert attrs(edited) == fresh and attrs(edited) == fresh  # rebuilt once, then read from what was kept
     assert fresh[name]["deserved"]["cpu"] == 3000 != kept[name]["deserved"]["cpu"]
+
+
+def test_an_occupied_node_is_reused_only_with_the_same_pods_and_nothing_changed_on_it() -> None:
+    """A node holding pods that no session op changed, with exactly the pods it was built from, is taken as
+    it is (its tasks in place, its mirror pointing at the new session's tasks); a pod that moved on (here:
+    finished) or a session op on the node (here: a task taken off) builds it afresh, as a cache-less snapshot
+    does."""
+    cluster = _workload(4, nodes=6)
+    cache = SnapshotCache()
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim._cache = cache  # type: ignore[assignment]
+    sim.run(6)  # pods bound and running
+
+    def session() -> Any:
+        ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+        nodes = {n.name: n for n in ssn.node_list}
+        plain = open_session(sim.cluster, Trace(enabled=False))
+        for name, node in nodes.items():  # whatever was reused: the same accounting and tasks as built afresh
+            fresh = plain.nodes[name]
+            assert [(k, t.status, t.resreq) for k, t in node.tasks.items()] == \
+                [(k, t.status, t.resreq) for k, t in fresh.tasks.items()]
+            assert list(node.mirror) == list(fresh.mirror)
+            assert all(t is ssn.all_tasks.get(t.uid, t) for t in node.mirror.values())
+            assert (node.idle.cpu, node.used.cpu, node.releasing.cpu, node.pipelined.cpu) == \
+                (fresh.idle.cpu, fresh.used.cpu, fresh.releasing.cpu, fresh.pipelined.cpu)
+        return ssn, nodes
+
+    ssn, first = session()
+    cache.keep()
+    busy = [name for name, n in first.items() if n.tasks]
+    assert busy
+    ssn, second = session()  # nothing happened in between
+    assert all(second[name] is first[name] for name in busy)
+    name = busy[0]
+    second[name].remove_task(next(iter(second[name].tasks.values())))  # a session op on it (an eviction's)
+    cache.keep()
+    ssn, third = session()
+    assert third[name] is not first[name]
+    assert all(third[n] is first[n] for n in busy[1:])
+    cache.keep()
+    pod = next(p for p in sim.cluster.pods.values() if p.node_name == busy[-1] and p.phase == "Running")
+    pod.phase = "Succeeded"  # it finished: the node's pods are not those it was built from
+    _, fourth = session()
+    assert fourth[busy[-1]] is not third[busy[-1]]
