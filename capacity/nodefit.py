@@ -161,6 +161,7 @@ class NodeFit:
             reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror)
         scalars: set[str] = set(base.scalars).union(*[r.scalars for r in reqs if r.scalars])
         self.dims = ["cpu", "memory", *sorted(scalars)]
+        self.dims_key = tuple(self.dims)
         self.col = {name: i for i, name in enumerate(self.dims)}
         self.scalar_dims = self.dims[2:]
         self.alloc, empty_rows = base.table(self.dims)
@@ -262,11 +263,22 @@ class NodeFit:
         if len(dirty) > 32:  # a whole NodeList at session start: one array per table
             idx = sorted(dirty)
             sel = [nodes[i] for i in idx]
-            idle_sel = [row(n.idle) for n in sel]
-            fi_sel = [r if _settled(n) else row(n.future_idle()) for n, r in zip(sel, idle_sel, strict=True)]
+            dims = self.dims_key
+            idle_sel, fi_sel, used_sel = [], [], []
+            for n in sel:
+                got = n.columns
+                if got is None or n.changed or got[0] != dims:
+                    # (an unchanged node a SnapshotCache hands out again has these rows from last time)
+                    ir = row(n.idle)
+                    got = (dims, ir, ir if _settled(n) else row(n.future_idle()), row(n.used))
+                    if not n.changed:
+                        n.columns = got
+                idle_sel.append(got[1])
+                fi_sel.append(got[2])
+                used_sel.append(got[3])
             idle[:-1, idx] = np.array(idle_sel).T
             fi[:-1, idx] = np.array(fi_sel).T
-            used[:-1, idx] = np.array([row(n.used) for n in sel]).T
+            used[:-1, idx] = np.array(used_sel).T
             for i, ir, fr in zip(idx, idle_sel, fi_sel, strict=True):
                 idle_rows[i] = [*ir, 0.0]
                 fi_rows[i] = [*fr, 0.0]

@@ -258,3 +258,29 @@ def test_an_occupied_node_is_reused_only_with_the_same_pods_and_nothing_changed_
     pod.phase = "Succeeded"  # it finished: the node's pods are not those it was built from
     _, fourth = session()
     assert fourth[busy[-1]] is not third[busy[-1]]
+
+
+def test_nodefit_reads_kept_occupied_nodes_as_a_fresh_snapshot_would() -> None:
+    """The columns NodeFit keeps on an occupied node handed out again (Node.columns), and the mirror sums
+    it adds up at session start, are those of the same cluster snapshotted without a cache."""
+    cluster = _workload(5, nodes=40)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    reused = 0
+    last: dict[int, Any] = {}  # the last session's occupied nodes (held, so that no id is reused)
+    for _ in range(12):
+        sim.run(3)
+        cache = sim._cache
+        ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+        fit = ssn.node_fit()
+        plain = open_session(sim.cluster, Trace(enabled=False)).node_fit()
+        assert fit is not None and plain is not None
+        np.testing.assert_array_equal(fit.state, plain.state)
+        np.testing.assert_array_equal(fit.mirror_sums, plain.mirror_sums)
+        np.testing.assert_array_equal(fit.pods, plain.pods)
+        assert (fit.fi_rows, fit.idle_rows, fit.sums, fit.pods_list) == \
+            (plain.fi_rows, plain.idle_rows, plain.sums, plain.pods_list)
+        reused += sum(1 for node in ssn.node_list if node.tasks and last.get(id(node)) is node)
+        last = {id(node): node for node in ssn.node_list if node.tasks}
+        ssn.release()
+        cache.keep()
+    assert reused  # some occupied nodes came back with their columns
