@@ -258,7 +258,6 @@ class NodeFit:
             return
         nodes = self.nodes
         row = self._row
-        fi, idle, used = self.fi, self.idle, self.used
         fi_rows, idle_rows = self.fi_rows, self.idle_rows
         if len(dirty) > 32:  # a whole NodeList at session start: one array per table
             idx = sorted(dirty)
@@ -276,9 +275,8 @@ class NodeFit:
                 idle_sel.append(got[1])
                 fi_sel.append(got[2])
                 used_sel.append(got[3])
-            idle[:-1, idx] = np.array(idle_sel).T
-            fi[:-1, idx] = np.array(fi_sel).T
-            used[:-1, idx] = np.array(used_sel).T
+            # FutureIdle, Idle and Used of these nodes in one assignment (state is those three tables)
+            self.state[:, :-1, np.array(idx, dtype=np.intp)] = np.array((fi_sel, idle_sel, used_sel)).transpose(0, 2, 1)
             for i, ir, fr in zip(idx, idle_sel, fi_sel, strict=True):
                 idle_rows[i] = [*ir, 0.0]
                 fi_rows[i] = [*fr, 0.0]
