@@ -147,7 +147,7 @@ class Job:
                  "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
-                 "conditions", "unschedulable_this_session")
+                 "conditions", "unschedulable_this_session", "changed")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -184,6 +184,9 @@ class Job:
         self.nodes_fit_errors: dict[str, Any] = {}
         self.conditions: dict[str, dict[str, str]] = {}
         self.unschedulable_this_session = False
+        # Whether a task's status moved after the snapshot built the job (what makes a SnapshotCache build
+        # it again instead of handing it to the next session).
+        self.changed = False
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:
@@ -222,6 +225,7 @@ class Job:
     def update_task_status(self, task: Task, status: int) -> None:
         """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks."""
         old = task.status
+        self.changed = True
         self._index_remove(old, task.uid)
         was_alloc = bool(old & ALLOCATED_STATUSES)
         task.status = status

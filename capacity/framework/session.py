@@ -167,16 +167,25 @@ class Session:
         self._node_fit: nodefit.NodeFit | None = None
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
+        in_job: dict[str, list[tuple[Any, ...]]] = {}
         if cache is not None:
-            # Per node, every field of its pods that the snapshot reads (what a kept node was built from).
+            # Per node and per job, every field of their pods that the snapshot reads (what a node or a job
+            # a SnapshotCache kept was built from), in pod order.
             on_node: dict[str, list[tuple[Any, ...]]] = {}
             for p in c.pods.values():
+                sig = (p.uid, p.name, p.namespace, p.group, p.role, p.resreq, p.priority, p.preemptable,
+                       p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node)
                 if p.node_name:
-                    sig = (p.uid, p.name, p.namespace, p.group, p.role, p.resreq, p.priority, p.preemptable,
-                           p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node)
                     got = on_node.get(p.node_name)
                     if got is None:
                         on_node[p.node_name] = [sig]
+                    else:
+                        got.append(sig)
+                if p.group:
+                    key = f"{p.namespace}/{p.group}"
+                    got = in_job.get(key)
+                    if got is None:
+                        in_job[key] = [sig]
                     else:
                         got.append(sig)
             occupied = {name: tuple(sigs) for name, sigs in on_node.items()}
@@ -198,12 +207,30 @@ class Session:
             for node in self.node_list:
                 self.total_resource.add(node.allocatable)
         jobs: dict[str, Job] = {}
+        kept_jobs = cache.take_jobs() if cache is not None else {}
+        built: dict[str, tuple[Any, ...]] = {}  # per job: what it was built from (for the cache)
+        same: set[str] = set()  # the jobs taken as kept, their tasks with them
         for uid, pg in c.podgroups.items():
             if pg.queue not in self.queues:
                 continue
             pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
+            priority = c.job_priority(pg)
+            if cache is not None:
+                sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
+                       pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
+                       tuple(in_job.get(uid, ())))
+                built[uid] = sig
+                got = kept_jobs.get(uid)
+                if got is not None and got[1] == sig:
+                    job = jobs[uid] = got[0]
+                    # What a session writes on a job that no task moved in (Job.changed): its outputs only.
+                    job.nodes_fit_errors = {}
+                    job.conditions = {}
+                    job.unschedulable_this_session = False
+                    same.add(uid)
+                    continue
             jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
-                            c.job_priority(pg), pre_raw == "true", pre_raw is not None, pg.creation,
+                            priority, pre_raw == "true", pre_raw is not None, pg.creation,
                             pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
         self.all_tasks: dict[str, Task] = {}
         all_tasks = self.all_tasks
@@ -214,21 +241,28 @@ class Session:
         jobs_get = jobs.get
         done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
         for pod in c.pods.values():
-            task = Task(pod.uid, pod.name, pod.namespace, f"{pod.namespace}/{pod.group}" if pod.group else "",
-                        pod.role, pod.resreq, pod.priority, pod.preemptable, pod.node_name, pod.task_status(),
-                        pod.spec, pod.sch_gated, pod.nominated_node)
+            job_key = f"{pod.namespace}/{pod.group}" if pod.group else ""
+            job = jobs_get(job_key) if job_key else None
+            if job is not None and job_key in same:
+                task = job.tasks[pod.uid]  # (a kept job: its task of this very pod)
+            else:
+                task = Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority,
+                            pod.preemptable, pod.node_name, pod.task_status(), pod.spec, pod.sch_gated,
+                            pod.nominated_node)
+                if job is not None:
+                    job.add_task(task)
             node = nodes_get(pod.node_name) if pod.node_name else None
             if node is not None and task.status not in done:
                 if pod.node_name not in reused:
                     node.add_task_unfitted(task)
                 node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
                 mirrored.append(task)
-            job = jobs_get(task.job) if task.job else None
             if job is not None:
-                job.add_task(task)
                 all_tasks[task.uid] = task
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
         self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+        if cache is not None:
+            cache.hand_jobs(self.jobs, built)
 
     # ---- registration --------------------------------------------------------------------
     def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
-from capacity.model import Node
+from capacity.model import Job, Node
 from capacity.resources import Resource
 
 if TYPE_CHECKING:
@@ -46,6 +46,10 @@ class SnapshotCache:
         # same pods they would be the same, so the next snapshot takes them as they are.
         self._built_with: dict[int, tuple[Any, ...]] = {}
         self._clean: dict[int, tuple[Node, tuple[Any, ...]]] = {}
+        # Jobs likewise: those handed out last with what they were built from, and after `keep` those in
+        # which no task moved and whose phase is the one they were built with.
+        self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]]] | None = None
+        self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
@@ -111,6 +115,18 @@ class SnapshotCache:
         self._handed = out  # type: ignore[assignment]
         return objs, out, dict(by_name), self._total.clone(), reused  # type: ignore[return-value]
 
+    def take_jobs(self) -> dict[str, tuple[Job, tuple[Any, ...]]]:
+        """The kept jobs with what they were built from (PodGroup and pod fields), for the snapshot to take
+        those whose inputs are the same again; handed out once."""
+        jobs = self._jobs
+        self._jobs = {}
+        self._handed_jobs = None
+        return jobs
+
+    def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]]) -> None:
+        """The session's jobs and what each was built from, to keep the unchanged ones at `keep`."""
+        self._handed_jobs = (jobs, built)
+
     def touched_positions(self, nodes: list[Node]) -> list[int] | None:
         """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
         (whose nodes report to `touched`); else None."""
@@ -133,5 +149,12 @@ class SnapshotCache:
                        if not node.changed and (i := pos[node.name]) in built}
         self._built_with = {}
         self.touched.clear()
+        handed_jobs = self._handed_jobs
+        self._handed_jobs = None
+        if handed_jobs is not None:
+            jobs, built = handed_jobs
+            # (built[uid][8]: the PodGroup phase the job was built with; the cycle writes the job's back)
+            self._jobs = {uid: (job, sig) for uid, job in jobs.items()
+                          if not job.changed and job.phase == (sig := built[uid])[8]}
         self._kept = list(handed)
         self._handed = None

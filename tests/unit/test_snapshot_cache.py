@@ -284,3 +284,45 @@ def test_nodefit_reads_kept_occupied_nodes_as_a_fresh_snapshot_would() -> None:
         ssn.release()
         cache.keep()
     assert reused  # some occupied nodes came back with their columns
+
+
+def test_a_job_is_reused_only_while_no_task_of_it_moved_and_its_inputs_are_the_same() -> None:
+    """A job whose PodGroup and pods are as it was built from, and in which no task moved, comes back with
+    its tasks (the session's outputs on it cleared); a task that moved in a session, or a pod that moved on
+    between sessions, builds it afresh. Either way it reads as a cache-less snapshot's job."""
+    cluster = _workload(6, nodes=6)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim.run(8)
+    cache = sim._cache
+
+    def session() -> dict[str, Any]:
+        ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+        plain = open_session(sim.cluster, Trace(enabled=False))
+        assert list(ssn.jobs) == list(plain.jobs)
+        for uid, job in ssn.jobs.items():
+            fresh = plain.jobs[uid]
+            assert [(t.uid, t.status, t.node_name, t.resreq) for t in job.tasks.values()] == \
+                [(t.uid, t.status, t.node_name, t.resreq) for t in fresh.tasks.values()]
+            assert (job.phase, job.ready_num, job.allocated.cpu, job.nodes_fit_errors, job.conditions) == \
+                (fresh.phase, fresh.ready_num, fresh.allocated.cpu, fresh.nodes_fit_errors, fresh.conditions)
+            assert all(ssn.all_tasks[t.uid] is t for t in job.tasks.values())
+        ssn.close()  # (writes conditions: outputs the next session clears)
+        return ssn.jobs
+
+    first = session()
+    cache.keep()
+    second = session()
+    running = [uid for uid, job in first.items() if job.ready_num and second[uid] is job]
+    assert running  # jobs nothing happened to came back
+    uid = running[0]
+    task = next(iter(second[uid].tasks.values()))
+    second[uid].update_task_status(task, task.status)  # a task moved (and came back): built afresh
+    cache.keep()
+    third = session()
+    cache.keep()
+    assert third[uid] is not second[uid]
+    assert all(third[other] is second[other] for other in running[1:])
+    pod = next(p for p in sim.cluster.pods.values() if f"{p.namespace}/{p.group}" == running[-1])
+    pod.phase = "Succeeded"  # between sessions: its pods are not those it was built from
+    fourth = session()
+    assert fourth[running[-1]] is not third[running[-1]]
