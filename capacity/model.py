@@ -147,7 +147,7 @@ class Job:
                  "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
-                 "conditions", "unschedulable_this_session", "changed")
+                 "conditions", "unschedulable_this_session", "changed", "inqueue")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -187,6 +187,9 @@ class Job:
         # Whether a task's status moved after the snapshot built the job (what makes a SnapshotCache build
         # it again instead of handing it to the next session).
         self.changed = False
+        # capacity's inqueue share of the job, worked out while nothing changed (kept with the job by a
+        # SnapshotCache): valid while `changed` is False.
+        self.inqueue: Any = None
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:

@@ -339,11 +339,19 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
 
 def _inqueue_of(job: Job) -> Resource:
     """deduct_sch_gated(job, inqueue_resource(job, job.allocated)), without the walk over the tasks
-    for gated ones when the job has none (the deduction returns its argument then)."""
+    for gated ones when the job has none (the deduction returns its argument then). Read-only: kept on
+    the job (Job.inqueue) while none of its tasks moved, so a job a SnapshotCache keeps has it at hand."""
+    if not job.changed:
+        got = job.inqueue
+        if got is not None:
+            return got
     r = inqueue_resource(job, job.allocated)
     for t in job.tasks.values():
         if t.sch_gated:
-            return deduct_sch_gated(job, r)
+            r = deduct_sch_gated(job, r)
+            break
+    if not job.changed:
+        job.inqueue = r
     return r
 
 
