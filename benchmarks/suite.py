@@ -14,6 +14,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
             Target <= 1.2.
   steady    S1 once its first cycle is written back (bound pods Running) and a second cycle has run: the
             next cycle, in which everything that can run runs. Target <= 50 ms.
+  steady-cached  The same cycle with the SnapshotCache a Simulator keeps between cycles (unchanged nodes,
+            jobs and queue tree taken as they are).
   yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
   helios    Helios-15k replay (`capacity.replay.helios_cluster` + `Simulator.run_to_end`). <= 30 s.
   openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
@@ -38,7 +40,7 @@ from typing import Any
 
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
-FIGURES = ("s1", "trace", "steady", "yaml", "helios", "openb", "growth")
+FIGURES = ("s1", "trace", "steady", "steady-cached", "yaml", "helios", "openb", "growth")
 
 
 @dataclass
@@ -168,6 +170,24 @@ def steady(folder: str, runs: int) -> Figure:
     return fig
 
 
+def steady_cached(folder: str, runs: int) -> Figure:
+    """`steady`, with the SnapshotCache a Simulator hands from one cycle to the next (nodes, jobs and the
+    queue tree that did not change are taken as they are)."""
+    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.openb import s1_cluster
+    from capacity.scheduler import run_cycle
+    from capacity.trace import Trace
+    fig = Figure("steady cycle, simulator's cache", "ms", 0.050)
+    cluster = s1_cluster(folder)
+    cache = SnapshotCache()
+    run_cycle(cluster, Trace(enabled=False), cache=cache)
+    run_cycle(cluster, Trace(enabled=False), cache=cache)
+    res = measure(fig, runs, lambda: cluster,
+                  lambda c: run_cycle(c, Trace(enabled=False), write_back=False, cache=cache))
+    fig.note = f"{len(res.binds)} binds, {len(res.evicted)} evictions"
+    return fig
+
+
 def yaml_load(folder: str, runs: int) -> Figure:
     import yaml
 
@@ -260,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
             figs = [trace_cost(openb, args.runs)]
         elif name == "steady":
             figs = [steady(openb, args.runs)]
+        elif name == "steady-cached":
+            figs = [steady_cached(openb, args.runs)]
         elif name == "yaml":
             figs = [yaml_load(openb, args.runs)]
         elif name in ("helios", "openb"):
