@@ -30,8 +30,8 @@ from capacity.resources import (
 
 ROOT = "root"
 FLAT_STATE = "capacity.flat"
-"""SnapshotCache.plugin_state key of flat capacity's kept fixed parts: (the specs' and total's key, per
-queue its FixedNumbers)."""
+"""SnapshotCache.plugin_state key of flat capacity's kept state: (the specs' and total's key, per queue its
+FixedNumbers, per queue the last session's attribute with the jobs it accounted for)."""
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
                       "leaf's share")
 LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancestors' (Volcano HEAD)"
@@ -41,7 +41,7 @@ class QueueAttr:
     """capacity.go's queueAttr."""
 
     __slots__ = ("name", "queue", "deserved", "allocated", "request", "elastic", "inqueue",
-                 "capability", "real_capability", "guarantee", "share", "children", "ancestors", "fixed")
+                 "capability", "real_capability", "guarantee", "share", "children", "ancestors", "fixed", "dirty")
 
     def __init__(self, queue: QueueSpec) -> None:
         self.name = queue.name
@@ -58,6 +58,7 @@ class QueueAttr:
         self.children: dict[str, QueueAttr] = {}
         self.ancestors: list[QueueAttr] = []
         self.fixed: FixedNumbers | None = None
+        self.dirty = False  # changed by the session after the build (an allocation, an enqueued job)
 
     @classmethod
     def from_fixed(cls, queue: QueueSpec, fixed: FixedNumbers) -> QueueAttr:
@@ -75,6 +76,7 @@ class QueueAttr:
         attr.children = {}
         attr.ancestors = []
         attr.fixed = fixed
+        attr.dirty = False
         return attr
 
     def path(self) -> str:
@@ -398,21 +400,30 @@ def _scalar_name(name: str) -> bool:
     return got
 
 
-def build_flat_attrs(ssn: Session, total: Resource, make: Any) -> dict[str, Any]:
+def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None) -> dict[str, Any]:
     """buildQueueAttrs steps 1-3, shared by flat capacity and proportion (spec §2.2, §5.1): attributes
     for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
-    accounting."""
+    accounting. `built(queue)` may hand over an attribute that already holds the accounting of the
+    queue's jobs (flat capacity's kept attributes); their jobs are not added again."""
     total_guarantee = Resource.empty()
     for q in ssn.queues.values():
         if q.guarantee is not None:
             total_guarantee.add(q.guarantee)
     attrs: dict[str, Any] = {}
+    done: set[str] = set()
     unguaranteed = exceeded_part(total, total_guarantee)  # the same for every queue: cloned for each
     for job in ssn.jobs.values():
         attr = attrs.get(job.queue)
         if attr is None:
             q = ssn.queues[job.queue]
+            attr = built(q) if built is not None else None
+            if attr is not None:
+                attrs[q.name] = attr
+                done.add(q.name)
+                continue
             attr = attrs[q.name] = make(q, unguaranteed)
+        elif job.queue in done:
+            continue
         accumulate_job(attr, job)
     return attrs
 
@@ -486,12 +497,32 @@ class CapacityPlugin(Plugin):
         ssn = self.ssn
         cache = ssn.cache
         kept: dict[str, FixedNumbers] | None = None
+        last: dict[str, tuple[QueueAttr, list[Job]]] = {}
+        by_queue: dict[str, list[Job]] = {}
         if cache is not None:  # an earlier session on the same specs and total made the same fixed parts
             key = _tree_key(ssn, self.total)
             state = cache.plugin_state.get(FLAT_STATE)
             if state is None or state[0] != key:
-                state = cache.plugin_state[FLAT_STATE] = (key, {})
-            kept = state[1]
+                state = cache.plugin_state[FLAT_STATE] = (key, {}, {})
+            kept, last = state[1], state[2]
+            for job in ssn.jobs.values():
+                got = by_queue.get(job.queue)
+                if got is None:
+                    by_queue[job.queue] = [job]
+                else:
+                    got.append(job)
+
+        def built(q: QueueSpec) -> QueueAttr | None:
+            """The last session's attribute of the queue if it holds the accounting of the very same jobs
+            (the snapshot kept them all: no task of theirs moved) and the session changed nothing in it."""
+            got = last.get(q.name)
+            if got is None:
+                return None
+            attr, jobs = got
+            now = by_queue[q.name]
+            if attr.dirty or len(now) != len(jobs) or not all(map(is_, now, jobs)):
+                return None
+            return attr
 
         def make(q: QueueSpec, unguaranteed: Resource) -> QueueAttr:
             fixed = kept.get(q.name) if kept is not None else None
@@ -504,9 +535,12 @@ class CapacityPlugin(Plugin):
                 attr.fixed = kept[q.name] = FixedNumbers(attr)
             return attr
 
-        self.attrs = build_flat_attrs(ssn, self.total, make)
+        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
         for attr in self.attrs.values():
             update_share(attr)
+        if cache is not None:
+            last.clear()
+            last.update((name, (attr, by_queue[name])) for name, attr in self.attrs.items())
 
     def _build_hierarchical(self) -> None:
         ssn = self.ssn
@@ -908,6 +942,7 @@ class CapacityPlugin(Plugin):
             return
         add = deduct_sch_gated(job, job.min_resources)
         attr.inqueue.add(add)
+        attr.dirty = True
         if self.hierarchy:
             for anc in attr.ancestors:
                 anc.inqueue.add(add)
@@ -1126,6 +1161,7 @@ class CapacityPlugin(Plugin):
         if attr is None:
             return
         attr.allocated.add(task.resreq)
+        attr.dirty = True
         update_share(attr)
         if self.hierarchy:
             for anc in attr.ancestors:
@@ -1137,6 +1173,7 @@ class CapacityPlugin(Plugin):
         if attr is None:
             return
         attr.allocated.sub(task.resreq)
+        attr.dirty = True
         update_share(attr)
         if self.hierarchy:
             for anc in attr.ancestors:

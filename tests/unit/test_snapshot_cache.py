@@ -326,3 +326,32 @@ def test_a_job_is_reused_only_while_no_task_of_it_moved_and_its_inputs_are_the_s
     pod.phase = "Succeeded"  # between sessions: its pods are not those it was built from
     fourth = session()
     assert fourth[running[-1]] is not third[running[-1]]
+
+
+def test_flat_capacity_reuses_a_queue_only_with_the_same_untouched_jobs() -> None:
+    """Flat capacity takes the last session's attribute of a queue whose jobs are the very jobs the
+    snapshot kept and that nothing changed in the session (an allocation makes it build the queue again);
+    every queue's numbers are those of a cache-less session either way."""
+    cluster = _workload(7, nodes=6)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim.run(8)
+    cache = sim._cache
+
+    def attrs() -> dict[str, Any]:
+        ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+        got = dict(ssn.plugins["capacity"].attrs)
+        plain = open_session(sim.cluster, Trace(enabled=False)).plugins["capacity"].attrs
+        assert list(got) == list(plain)
+        assert {n: a.summary() for n, a in got.items()} == {n: a.summary() for n, a in plain.items()}
+        ssn.close()
+        cache.keep()
+        return got
+
+    first = attrs()
+    second = attrs()
+    same = [name for name in first if second[name] is first[name]]
+    assert same  # queues whose jobs did not move come back as they were
+    second[same[0]].dirty = True  # as an allocation in that queue would leave it
+    third = attrs()
+    assert third[same[0]] is not second[same[0]]
+    assert all(third[name] is second[name] for name in same[1:])
