@@ -187,6 +187,18 @@ class NodeFit:
         self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
         self.exact = base.exact and _all_integral(reqs)
         self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
+        last = cache.fit_tables if cache is not None else None
+        if last is not None and last[0] is base and last[1] == self.dims_key:
+            # The last NodeFit's tables (left by Session.release) hold the columns of every node handed out
+            # again unchanged (kept empty, or kept with its pods); only the others are read.
+            _, _, state, mirror_sums, fi_rows, idle_rows, pods_list, sums, last_nodes = last
+            self.state[:] = state
+            self.mirror_sums[:] = mirror_sums
+            self.pods[:] = pods_list
+            self.fi_rows, self.idle_rows = list(fi_rows), list(idle_rows)
+            self.pods_list, self.sums = list(pods_list), list(sums)
+            changed = [i for i, (node, before) in enumerate(zip(nodes, last_nodes, strict=True))
+                       if node is not before or node.changed]
         self.dirty: set[int] = set(changed)
         self.mirror_dirty: set[int] = set(changed)  # nodes whose mirror sums must be added up again
         self.log: list[int] = []  # every refreshed node position, in order: what changed since version v
@@ -197,6 +209,13 @@ class NodeFit:
             node.index = i
             node.fit = self
         self.refresh()
+
+    def tables(self) -> tuple[Any, ...]:
+        """What the next NodeFit on the same NodeBase and dimensions can start from (SnapshotCache.fit_tables):
+        every table, and the nodes they describe (a node changed since its columns were read is one the next
+        snapshot builds again, and so reads again)."""
+        return (self.base, self.dims_key, self.state, self.mirror_sums, self.fi_rows, self.idle_rows,
+                self.pods_list, self.sums, list(self.nodes))
 
     def shared(self, key: Any, make: Callable[[], Any]) -> Any:
         """What a plugin derives from the NodeList's fixed parts alone (allocatable, labels, taints, cordons),

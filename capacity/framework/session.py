@@ -798,6 +798,8 @@ class Session:
         afterwards: only `run_cycle`, which never hands it out, calls this.
         """
         fit = self._node_fit
+        if fit is not None and self.cache is not None:
+            self.cache.fit_tables = fit.tables()
         if fit is not None:  # only a NodeFit points nodes at itself
             for placement in fit.placements.values():
                 placement.per_node = placement.fit = placement.ssn = None

@@ -51,6 +51,7 @@ class SnapshotCache:
         self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]]] | None = None
         self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
+        self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
 
     def nodes(self, cluster_nodes: list[NodeObj], occupied: dict[str, tuple[Any, ...]]
