@@ -142,33 +142,47 @@ def _reference_enqueue(ssn) -> None:  # type: ignore[no-untyped-def]
         queues.push(queue)
 
 
-def test_enqueue_admits_in_the_reference_order() -> None:
-    """The enqueue action (memoized queue order, drained fixed points) admits the same jobs in the same
-    order, with the same trace, as the plain loop; clusters with tight queues so that some are refused."""
+def _enqueue_cluster(seed: int, pending_queues: int | None) -> list[dict]:
+    """A random cluster with minResources on every PodGroup (so that capacity's admission check runs),
+    Pending in every queue or in the first `pending_queues` only (Inqueue elsewhere)."""
     import yaml
 
+    from tests.unit.test_nodefit import CONFS, random_cluster
+    conf = CONFS["hierarchy" if seed % 2 else "proportion"]
+    objs = random_cluster(seed, conf, nodes=24, jobs=150)
+    queues = sorted({o["spec"]["queue"] for o in objs if o["kind"] == "PodGroup"})
+    chosen = set(queues if pending_queues is None else queues[:pending_queues])
+    for o in objs:
+        if o["kind"] == "PodGroup":
+            o["spec"]["minResources"] = {"cpu": str((seed + 1) * 3), "memory": "1Gi"}
+            o["status"]["phase"] = "Pending" if o["spec"]["queue"] in chosen else "Inqueue"
+        if o["kind"] == "ConfigMap":
+            o["data"]["volcano-scheduler.conf"] = yaml.safe_dump(conf)
+    return objs
+
+
+def _enqueue_both(objs: list[dict]) -> list[tuple[list, dict]]:
+    """(trace records, PodGroup phases) after the enqueue action and after the reference loop."""
     from capacity.actions import enqueue
     from capacity.k8s import load_objects
     from capacity.scheduler import open_session
     from capacity.trace import Trace
-    from tests.unit.test_nodefit import CONFS, random_cluster
+    outcomes = []
+    for run in (enqueue.execute, _reference_enqueue):
+        trace = Trace(enabled=True)
+        ssn = open_session(load_objects(objs), trace)
+        run(ssn)
+        outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
+                         {uid: j.phase for uid, j in ssn.jobs.items()}))
+    return outcomes
+
+
+def test_enqueue_admits_in_the_reference_order() -> None:
+    """The enqueue action (memoized queue order, drained fixed points) admits the same jobs in the same
+    order, with the same trace, as the plain loop; clusters with tight queues so that some are refused."""
     refused = 0
     for seed in range(6):
-        objs = random_cluster(seed, CONFS["hierarchy" if seed % 2 else "proportion"], nodes=24, jobs=150)
-        for o in objs:  # min resources on every PodGroup so that capacity's admission check runs
-            if o["kind"] == "PodGroup":
-                o["spec"]["minResources"] = {"cpu": str((seed + 1) * 3), "memory": "1Gi"}
-                o["status"]["phase"] = "Pending"
-            if o["kind"] == "ConfigMap":
-                o["data"]["volcano-scheduler.conf"] = yaml.safe_dump(
-                    CONFS["hierarchy" if seed % 2 else "proportion"])
-        outcomes = []
-        for run in (enqueue.execute, _reference_enqueue):
-            trace = Trace(enabled=True)
-            ssn = open_session(load_objects(objs), trace)
-            run(ssn)
-            outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
-                             {uid: j.phase for uid, j in ssn.jobs.items()}))
+        outcomes = _enqueue_both(_enqueue_cluster(seed, None))
         assert outcomes[0] == outcomes[1]
         refused += sum(1 for r in outcomes[0][0] if r[0] == "enqueue" and r[2] is False)
     assert refused, "some job should be refused"
@@ -178,32 +192,9 @@ def test_enqueue_admits_in_the_reference_order() -> None:
 def test_enqueue_with_few_queues_holding_pending_jobs_is_the_reference(pending_queues: int) -> None:
     """Only a few queues with Pending PodGroups among many (a replay's usual cycle): enqueue skips the turns
     that decide nothing, and the heap itself while one queue is left; same admissions, order and trace."""
-    import yaml
-
-    from capacity.actions import enqueue
-    from capacity.k8s import load_objects
-    from capacity.scheduler import open_session
-    from capacity.trace import Trace
-    from tests.unit.test_nodefit import CONFS, random_cluster
     refused = 0
     for seed in range(4):
-        conf = CONFS["hierarchy" if seed % 2 else "proportion"]
-        objs = random_cluster(seed, conf, nodes=24, jobs=150)
-        queues = sorted({o["spec"]["queue"] for o in objs if o["kind"] == "PodGroup"})
-        chosen = set(queues[:pending_queues])
-        for o in objs:
-            if o["kind"] == "PodGroup":
-                o["spec"]["minResources"] = {"cpu": str((seed + 1) * 3), "memory": "1Gi"}
-                o["status"]["phase"] = "Pending" if o["spec"]["queue"] in chosen else "Inqueue"
-            if o["kind"] == "ConfigMap":
-                o["data"]["volcano-scheduler.conf"] = yaml.safe_dump(conf)
-        outcomes = []
-        for run in (enqueue.execute, _reference_enqueue):
-            trace = Trace(enabled=True)
-            ssn = open_session(load_objects(objs), trace)
-            run(ssn)
-            outcomes.append(([(r.kind, r.subject, r.verdict, r.plugin) for r in trace.records],
-                             {uid: j.phase for uid, j in ssn.jobs.items()}))
+        outcomes = _enqueue_both(_enqueue_cluster(seed, pending_queues))
         assert outcomes[0] == outcomes[1]
         assert any(r[0] == "enqueue" for r in outcomes[0][0])
         refused += sum(1 for r in outcomes[0][0] if r[0] == "enqueue" and r[2] is False)
