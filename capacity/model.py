@@ -373,7 +373,7 @@ class Node:
     """A node's Volcano-side accounting (NodeInfo) plus the Kubernetes mirror's pod list."""
 
     __slots__ = ("name", "labels", "allocatable", "capacity", "taints", "unschedulable", "idle", "used", "releasing",
-                 "pipelined", "tasks", "mirror", "index", "fit", "touched", "touch_log", "changed", "columns")
+                 "pipelined", "tasks", "mirror", "index", "fit", "touched", "touch_log", "changed")
 
     def __init__(self, name: str, labels: dict[str, str], allocatable: Resource,
                  taints: list[dict[str, Any]], unschedulable: bool) -> None:
@@ -400,9 +400,6 @@ class Node:
         # Whether anything changed the node after the snapshot built it (a task added or removed, its mirror
         # changed): an occupied node without such a change can serve the next snapshot (SnapshotCache).
         self.changed = False
-        # What NodeFit last read off the node while it was unchanged (see NodeFit.refresh), for a node a
-        # SnapshotCache hands out again: valid while `changed` is False.
-        self.columns: Any = None
 
     def max_task_num(self) -> int:
         return self.allocatable.max_task_num

@@ -281,19 +281,9 @@ class NodeFit:
         if len(dirty) > 32:  # a whole NodeList at session start: one array per table
             idx = sorted(dirty)
             sel = [nodes[i] for i in idx]
-            dims = self.dims_key
-            idle_sel, fi_sel, used_sel = [], [], []
-            for n in sel:
-                got = n.columns
-                if got is None or n.changed or got[0] != dims:
-                    # (an unchanged node a SnapshotCache hands out again has these rows from last time)
-                    ir = row(n.idle)
-                    got = (dims, ir, ir if _settled(n) else row(n.future_idle()), row(n.used))
-                    if not n.changed:
-                        n.columns = got
-                idle_sel.append(got[1])
-                fi_sel.append(got[2])
-                used_sel.append(got[3])
+            idle_sel = [row(n.idle) for n in sel]
+            fi_sel = [r if _settled(n) else row(n.future_idle()) for n, r in zip(sel, idle_sel, strict=True)]
+            used_sel = [row(n.used) for n in sel]
             # FutureIdle, Idle and Used of these nodes in one assignment (state is those three tables)
             self.state[:, :-1, np.array(idx, dtype=np.intp)] = np.array((fi_sel, idle_sel, used_sel)).transpose(0, 2, 1)
             for i, ir, fr in zip(idx, idle_sel, fi_sel, strict=True):

@@ -262,7 +262,7 @@ class Session:
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
         self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
         if cache is not None:
-            cache.hand_jobs(self.jobs, built)
+            cache.hand_jobs(self.jobs, built, self._initial_phase)
 
     # ---- registration --------------------------------------------------------------------
     def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:

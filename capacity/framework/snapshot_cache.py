@@ -48,7 +48,7 @@ class SnapshotCache:
         self._clean: dict[int, tuple[Node, tuple[Any, ...]]] = {}
         # Jobs likewise: those handed out last with what they were built from, and after `keep` those in
         # which no task moved and whose phase is the one they were built with.
-        self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]]] | None = None
+        self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]], dict[str, str]] | None = None
         self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
@@ -124,9 +124,10 @@ class SnapshotCache:
         self._handed_jobs = None
         return jobs
 
-    def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]]) -> None:
-        """The session's jobs and what each was built from, to keep the unchanged ones at `keep`."""
-        self._handed_jobs = (jobs, built)
+    def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], phases: dict[str, str]) -> None:
+        """The session's jobs, what each was built from and its phase then, to keep the unchanged ones at
+        `keep`."""
+        self._handed_jobs = (jobs, built, phases)
 
     def touched_positions(self, nodes: list[Node]) -> list[int] | None:
         """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
@@ -153,9 +154,9 @@ class SnapshotCache:
         handed_jobs = self._handed_jobs
         self._handed_jobs = None
         if handed_jobs is not None:
-            jobs, built = handed_jobs
-            # (built[uid][8]: the PodGroup phase the job was built with; the cycle writes the job's back)
-            self._jobs = {uid: (job, sig) for uid, job in jobs.items()
-                          if not job.changed and job.phase == (sig := built[uid])[8]}
+            jobs, built, phases = handed_jobs
+            # (a phase moved by the session is written back to the PodGroup: the job is built again)
+            self._jobs = {uid: (job, built[uid]) for uid, job in jobs.items()
+                          if not job.changed and job.phase == phases[uid]}
         self._kept = list(handed)
         self._handed = None

@@ -261,8 +261,8 @@ def test_an_occupied_node_is_reused_only_with_the_same_pods_and_nothing_changed_
 
 
 def test_nodefit_reads_kept_occupied_nodes_as_a_fresh_snapshot_would() -> None:
-    """The columns NodeFit keeps on an occupied node handed out again (Node.columns), and the mirror sums
-    it adds up at session start, are those of the same cluster snapshotted without a cache."""
+    """A NodeFit started from the last session's tables (SnapshotCache.fit_tables) reads only the nodes built
+    again: its tables on every node, kept or not, are those of the same cluster snapshotted without a cache."""
     cluster = _workload(5, nodes=40)
     sim = Simulator(cluster, SimOptions(period=10.0))
     reused = 0
@@ -283,7 +283,7 @@ def test_nodefit_reads_kept_occupied_nodes_as_a_fresh_snapshot_would() -> None:
         last = {id(node): node for node in ssn.node_list if node.tasks}
         ssn.release()
         cache.keep()
-    assert reused  # some occupied nodes came back with their columns
+    assert reused  # some occupied nodes came back, their columns from the last tables
 
 
 def test_a_job_is_reused_only_while_no_task_of_it_moved_and_its_inputs_are_the_same() -> None:
