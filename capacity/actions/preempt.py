@@ -82,6 +82,8 @@ def parse_options(ssn: Session) -> PreemptOptions:
 
 
 def execute(ssn: Session) -> None:
+    if not ssn.trace.enabled and not ssn.has_waiting_task():
+        return  # both phases pop preemptors from Pending tasks only: with none, nothing is tried
     run = PreemptRun(ssn, parse_options(ssn))
     build(run)
     assert run.queues is not None

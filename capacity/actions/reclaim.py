@@ -29,6 +29,8 @@ def execute(ssn: Session) -> None:
     preemptors: dict[str, PriorityQueue[Job]] = {}
     task_queues: dict[str, PriorityQueue[Task]] = {}
     tracing = ssn.trace.enabled
+    if not tracing and not ssn.has_waiting_task():
+        return  # every starving job's task queue would be empty: no reclaim_for_task, nothing to commit
     for job in ssn.jobs.values():
         if job.is_pending():
             continue

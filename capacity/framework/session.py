@@ -451,6 +451,17 @@ class Session:
                 return False
         return True
 
+    def has_waiting_task(self) -> bool:
+        """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
+        for (their task queues hold nothing else), so without one, and with nothing traced, they decide
+        nothing and need not scan the jobs."""
+        pending = TaskStatus.PENDING
+        for job in self.jobs.values():
+            bucket = job.index.get(pending)
+            if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
+                return True
+        return False
+
     def job_starving(self, job: Job) -> bool:
         for tier in self.tiered("jobStarving"):
             if not tier:

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 
 from capacity.k8s import load_objects
-from capacity.scheduler import simulate
+from capacity.scheduler import open_session, simulate
 from capacity.trace import Trace
+from tests.builders import node, queue
 from tests.unit.test_nodefit import random_cluster
+from tests.unit.test_sim import RECLAIM, job
 from tests.unit.test_victim_bound import BOUND_CONFS, with_guarantees
 
 
@@ -26,3 +28,33 @@ def test_decisions_do_not_depend_on_tracing(conf: str, seed: int) -> None:
     traced = _cycles(objs, True)
     assert any(c[0] for c in traced)
     assert traced == _cycles(objs, False)
+
+
+# ---- reclaim and preempt act only for a waiting task ------------------------------------------------
+def _tidal(gate: bool = False, infer_phase: str = "Inqueue") -> list[dict[str, Any]]:
+    """Seed 001 in miniature (test_sim.tidal): training holds the whole node; inference's one pod waits."""
+    infer = job("i", "infer", 1)
+    infer[0]["status"]["phase"] = infer_phase
+    if gate:
+        infer[1]["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
+    return [RECLAIM, node("n1", cpu="4", memory="16Gi"),
+            queue("train", deserved={"cpu": "2", "memory": "8Gi"}, capability={"cpu": "4", "memory": "16Gi"}),
+            queue("infer", deserved={"cpu": "2", "memory": "8Gi"}),
+            *job("t", "train", 4, running_on="n1"), *infer]
+
+
+def test_a_single_waiting_task_still_reclaims_without_a_trace() -> None:
+    """The untraced shortcut (Session.has_waiting_task) must see inference's one Pending pod: it takes a
+    cpu back from training, evicting one of its pods, exactly as with a trace."""
+    cycles = _cycles(_tidal(), False)
+    assert len(cycles[0][1]) == 1 and cycles[0][1][0].startswith("ns1/t-worker-")
+    assert cycles == _cycles(_tidal(), True)
+
+
+@pytest.mark.parametrize(("gate", "phase", "waiting"), [(False, "Inqueue", True), (True, "Inqueue", False),
+                                                        (False, "Pending", False)])
+def test_which_tasks_count_as_waiting(gate: bool, phase: str, waiting: bool) -> None:
+    """A gated pod, or one whose PodGroup is still Pending, is in no reclaim or preempt task queue."""
+    ssn = open_session(load_objects(_tidal(gate, phase)), Trace(enabled=False))
+    assert ssn.has_waiting_task() is waiting
+    assert _cycles(_tidal(gate, phase), False) == _cycles(_tidal(gate, phase), True)
