@@ -31,7 +31,8 @@ from capacity.resources import (
 ROOT = "root"
 FLAT_STATE = "capacity.flat"
 """SnapshotCache.plugin_state key of flat capacity's kept state: (the specs' and total's key, per queue its
-FixedNumbers, per queue the last session's attribute with the jobs it accounted for)."""
+FixedNumbers, per queue the last session's attribute with the jobs it accounted for, per queue the attribute
+the last session closed with and the summary it reported)."""
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
                       "leaf's share")
 LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancestors' (Volcano HEAD)"
@@ -499,12 +500,14 @@ class CapacityPlugin(Plugin):
         kept: dict[str, FixedNumbers] | None = None
         last: dict[str, tuple[QueueAttr, list[Job]]] = {}
         by_queue: dict[str, list[Job]] = {}
+        self._flat_closed: dict[str, tuple[QueueAttr, dict[str, Any]]] | None = None
+        taken: set[str] = set()  # the queues whose last attribute `built` hands over
         if cache is not None:  # an earlier session on the same specs and total made the same fixed parts
             key = _tree_key(ssn, self.total)
             state = cache.plugin_state.get(FLAT_STATE)
             if state is None or state[0] != key:
-                state = cache.plugin_state[FLAT_STATE] = (key, {}, {})
-            kept, last = state[1], state[2]
+                state = cache.plugin_state[FLAT_STATE] = (key, {}, {}, {})
+            kept, last, self._flat_closed = state[1], state[2], state[3]
             for job in ssn.jobs.values():
                 got = by_queue.get(job.queue)
                 if got is None:
@@ -522,6 +525,7 @@ class CapacityPlugin(Plugin):
             now = by_queue[q.name]
             if attr.dirty or len(now) != len(jobs) or not all(map(is_, now, jobs)):
                 return None
+            taken.add(q.name)
             return attr
 
         def make(q: QueueSpec, unguaranteed: Resource) -> QueueAttr:
@@ -536,8 +540,10 @@ class CapacityPlugin(Plugin):
             return attr
 
         self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
-        for attr in self.attrs.values():
-            update_share(attr)
+        for name, attr in self.attrs.items():
+            if name not in taken:  # (a taken attribute holds the share of the same numbers already)
+                update_share(attr)
+        self._flat_taken = taken
         if cache is not None:
             last.clear()
             last.update((name, (attr, by_queue[name])) for name, attr in self.attrs.items())
@@ -1197,6 +1203,20 @@ class CapacityPlugin(Plugin):
                 for name, attr in attrs.items():
                     queues[name] = attr.summary() if name in busy else attr.idle_summary()
             fixed.closed = (attrs, dict(queues))
+            return
+        closed = getattr(self, "_flat_closed", None)
+        if closed is not None:
+            # A kept flat attribute that this session left as it was taken (not dirty) holds the numbers the
+            # last session closed with: the same summary (a read-only dict).
+            taken = self._flat_taken
+            now: dict[str, tuple[QueueAttr, dict[str, Any]]] = {}
+            for name, attr in self.attrs.items():
+                got = closed.get(name) if name in taken and not attr.dirty else None
+                summary = got[1] if got is not None and got[0] is attr else attr.summary()
+                now[name] = (attr, summary)
+                queues.setdefault(name, summary)  # first queue plugin in tier order
+            closed.clear()
+            closed.update(now)
             return
         for name, attr in self.attrs.items():
             queues.setdefault(name, attr.summary())  # first queue plugin in tier order
