@@ -147,7 +147,7 @@ class Job:
                  "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
-                 "conditions", "unschedulable_this_session", "changed", "inqueue")
+                 "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -190,6 +190,9 @@ class Job:
         # capacity's inqueue share of the job, worked out while nothing changed (kept with the job by a
         # SnapshotCache): valid while `changed` is False.
         self.inqueue: Any = None
+        # What NodeFit reads of the tasks' requests (nodefit.request_facts), kept while no task is added: a
+        # task's requests never change, and a SnapshotCache hands kept jobs over with their tasks.
+        self.request_facts: Any = None
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:
@@ -220,6 +223,7 @@ class Job:
 
     def add_task(self, task: Task) -> None:
         self.tasks[task.uid] = task
+        self.request_facts = None
         self._index_add(task.status, task)
         self.total_request.add(task.resreq)
         if task.status & ALLOCATED_STATUSES:

@@ -16,12 +16,13 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from capacity.model import Node, Task
+from capacity.model import Job, Node, Task
 from capacity.resources import MIN_RESOURCE, Resource
 
 if TYPE_CHECKING:
@@ -88,6 +89,38 @@ def _all_integral(resources: list[Resource]) -> bool:
     return bool(np.all((np.floor(values) == values) & (np.abs(values) < EXACT_LIMIT)))
 
 
+def request_facts(resources: list[Resource]) -> tuple[frozenset[str], bool]:
+    """The scalar names among these requests, and whether all their values are integral (`_all_integral`,
+    value by value: these lists are short)."""
+    names: set[str] = set()
+    exact = True
+    floor = math.floor
+    for r in resources:
+        v = r.cpu
+        if exact and not (abs(v) < EXACT_LIMIT and floor(v) == v):
+            exact = False
+        v = r.memory
+        if exact and not (abs(v) < EXACT_LIMIT and floor(v) == v):
+            exact = False
+        s = r.scalars
+        if s:
+            names.update(s)
+            if exact:
+                for v in s.values():
+                    if not (abs(v) < EXACT_LIMIT and floor(v) == v):
+                        exact = False
+                        break
+    return frozenset(names), exact
+
+
+def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
+    """`request_facts` of a job's tasks, kept on the job (Job.request_facts) while no task is added."""
+    got = job.request_facts
+    if got is None:
+        got = job.request_facts = request_facts([t.resreq for t in job.tasks.values()])
+    return got  # type: ignore[no-any-return]
+
+
 class NodeBase:
     """What NodeFit derives from a NodeList's allocatable alone: names and positions, the allocatable
     table and an empty node's rows per set of dimensions, pod limits, whether the values are integral.
@@ -147,19 +180,22 @@ class NodeFit:
         self.base = base
         self.names = base.names
         self.pos = base.pos
-        # Every request a node can see this session: the session's tasks, and the pods already on nodes
-        # (node.tasks holds clones sharing their requests with the mirror's pods).
-        reqs = [t.resreq for t in ssn.all_tasks.values()]
-        reqs += [t.init_resreq for t in ssn.all_tasks.values() if t.init_resreq is not t.resreq]
+        # Every request a node can see this session: the session's tasks (those of its jobs; a task's
+        # init_resreq is its resreq), and the pods already on nodes (node.tasks holds clones sharing their
+        # requests with the mirror's pods), of which only those outside the jobs are read again.
+        facts = [_job_facts(job) for job in ssn.jobs.values()]
+        all_tasks = ssn.all_tasks
+        reqs: list[Resource] = []
         # Nodes as the snapshot builds them without pods start as NodeBase's rows; the others are refreshed.
         touched = cache.touched_positions(nodes) if cache is not None else None
         changed = sorted(touched) if touched is not None else [
             i for i, node in enumerate(nodes) if node.touched or node.tasks or node.mirror]
         for i in changed:
             node = nodes[i]
-            reqs.extend(t.resreq for t in node.mirror.values())
-            reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror)
-        scalars: set[str] = set(base.scalars).union(*[r.scalars for r in reqs if r.scalars])
+            reqs.extend(t.resreq for t in node.mirror.values() if t.uid not in all_tasks)
+            reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror and t.uid not in all_tasks)
+        facts.append(request_facts(reqs))
+        scalars: set[str] = set(base.scalars).union(*[f[0] for f in facts])
         self.dims = ["cpu", "memory", *sorted(scalars)]
         self.dims_key = tuple(self.dims)
         self.col = {name: i for i, name in enumerate(self.dims)}
@@ -185,7 +221,7 @@ class NodeFit:
         self.max_tasks_list: list[int] = base.max_tasks_list
         self.pods_list: list[int] = [0] * n
         self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
-        self.exact = base.exact and _all_integral(reqs)
+        self.exact = base.exact and all(f[1] for f in facts)
         self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
         last = cache.fit_tables if cache is not None else None
         if last is not None and last[0] is base and last[1] == self.dims_key:

@@ -192,3 +192,50 @@ def test_openb_slice_matches_the_reference() -> None:
     fast, _ = run(objs, vectorised=True, traced=False, cycles=3)
     assert len(reference["binds"]) > 100
     assert fast == reference
+
+
+# ---- what NodeFit reads of the requests ------------------------------------------------------------
+def test_request_facts_agree_with_the_vectorised_integrality_test() -> None:
+    """request_facts (plain Python, per job) says what _all_integral and a union of scalar names say."""
+    from capacity.nodefit import EXACT_LIMIT, _all_integral, request_facts
+    from capacity.resources import Resource
+    rnd = random.Random(3)
+    values = [0.0, 1.0, 2.5, -3.0, 1e9, EXACT_LIMIT - 1, EXACT_LIMIT, -EXACT_LIMIT, float("inf"), float("nan")]
+    for _ in range(300):
+        rs = [Resource(rnd.choice(values), rnd.choice(values),
+                       {k: rnd.choice(values) for k in rnd.sample(["a/x", "b/y", "pods"], rnd.randrange(3))} or None)
+              for _ in range(rnd.randrange(4))]
+        names = frozenset().union(*[r.scalars for r in rs if r.scalars])
+        assert request_facts(rs) == (names, _all_integral(rs) if rs else True)
+
+
+def test_a_jobs_request_facts_follow_its_tasks() -> None:
+    import copy
+
+    from capacity.nodefit import _job_facts
+    from capacity.resources import Resource
+    from capacity.scheduler import open_session
+    from tests.builders import cluster, node, pod, podgroup, queue
+    ssn = open_session(cluster(node("n1"), queue("q", deserved={"cpu": "8"}), podgroup("j", "q"),
+                               pod("p", "j", {"cpu": "1", "memory": "1Gi"})), Trace(enabled=False))
+    job = ssn.jobs["ns1/j"]
+    assert _job_facts(job) == (frozenset({"pods"}), True)
+    task = copy.copy(next(iter(job.tasks.values())))
+    task.uid, task.resreq = "other", Resource(1000.0, 2.0**50, {"x/gpu": 1.0})
+    job.add_task(task)
+    assert _job_facts(job) == (frozenset({"pods", "x/gpu"}), False)
+
+
+def test_nodefit_reads_the_requests_of_pods_outside_every_job() -> None:
+    """A pod with no PodGroup still holds node resources: its scalar is a dimension, and its memory, too
+    large for exact float sums, makes the session take the reference arithmetic."""
+    from capacity.scheduler import open_session
+    from tests.builders import cluster, node, pod, podgroup, queue
+    objs = [node("n1"), queue("q", deserved={"cpu": "8"}), podgroup("j", "q"),
+            pod("p", "j", {"cpu": "1", "memory": "1Gi"})]
+    plain = pod("loose", "", {"cpu": "1", "memory": "100Pi", "example.com/foo": "1"}, node_name="n1")
+    del plain["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
+    fit = open_session(cluster(*objs), Trace(enabled=False)).node_fit()
+    assert fit.exact and "example.com/foo" not in fit.dims
+    fit = open_session(cluster(*objs, plain), Trace(enabled=False)).node_fit()
+    assert not fit.exact and "example.com/foo" in fit.dims
