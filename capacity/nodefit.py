@@ -181,20 +181,14 @@ class NodeFit:
         self.names = base.names
         self.pos = base.pos
         # Every request a node can see this session: the session's tasks (those of its jobs; a task's
-        # init_resreq is its resreq), and the pods already on nodes (node.tasks holds clones sharing their
-        # requests with the mirror's pods), of which only those outside the jobs are read again.
+        # init_resreq is its resreq), and the pods on nodes at open outside every job (the snapshot's
+        # `loose` tasks). A node holds nothing else: clones of those, and of session tasks placed on it.
         facts = [_job_facts(job) for job in ssn.jobs.values()]
-        all_tasks = ssn.all_tasks
-        reqs: list[Resource] = []
+        facts.append(request_facts([t.resreq for t in ssn.loose]))
         # Nodes as the snapshot builds them without pods start as NodeBase's rows; the others are refreshed.
         touched = cache.touched_positions(nodes) if cache is not None else None
         changed = sorted(touched) if touched is not None else [
             i for i, node in enumerate(nodes) if node.touched or node.tasks or node.mirror]
-        for i in changed:
-            node = nodes[i]
-            reqs.extend(t.resreq for t in node.mirror.values() if t.uid not in all_tasks)
-            reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror and t.uid not in all_tasks)
-        facts.append(request_facts(reqs))
         scalars: set[str] = set(base.scalars).union(*[f[0] for f in facts])
         self.dims = ["cpu", "memory", *sorted(scalars)]
         self.dims_key = tuple(self.dims)

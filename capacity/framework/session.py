@@ -237,6 +237,8 @@ class Session:
         # The pods on nodes at open, every node's Kubernetes mirror together (what plugins scan at open).
         self.mirrored: list[Task] = []
         mirrored = self.mirrored
+        # Those of them outside every job (no PodGroup, or one the session leaves out): not in `all_tasks`.
+        self.loose: list[Task] = []
         nodes_get = self.nodes.get
         jobs_get = jobs.get
         done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
@@ -257,6 +259,8 @@ class Session:
                     node.add_task_unfitted(task)
                 node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
                 mirrored.append(task)
+                if job is None:
+                    self.loose.append(task)
             if job is not None:
                 all_tasks[task.uid] = task
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
