@@ -81,6 +81,21 @@ class PodObj:
         return TaskStatus.UNKNOWN
 
 
+def _slots_copier(cls: type) -> Any:
+    """A shallow copy function for a slots dataclass, written out field by field (generated, as dataclasses
+    generates __init__): about ten times faster than copy.copy's generic path through __reduce_ex__, and
+    the simulator copies every pod and PodGroup a cycle touches (its history)."""
+    names = cls.__slots__  # type: ignore[attr-defined]
+    body = "".join(f"    out.{name} = obj.{name}\n" for name in names)
+    ns: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    exec(f"def __copy__(obj):\n    out = _new(_cls)\n{body}    return out\n", ns)  # noqa: S102 - fixed text
+    return ns["__copy__"]
+
+
+PodGroupObj.__copy__ = _slots_copier(PodGroupObj)  # type: ignore[attr-defined]
+PodObj.__copy__ = _slots_copier(PodObj)  # type: ignore[attr-defined]
+
+
 @dataclass(slots=True)
 class LoadWarning:
     """Input Volcano tolerates but the user should hear about, naming object and field."""
@@ -130,9 +145,5 @@ class Cluster:
 
 
 def _copy_slots(obj: Any) -> Any:
-    """Shallow copy of a slots dataclass (PodObj, PodGroupObj)."""
-    cls = type(obj)
-    out = cls.__new__(cls)
-    for name in cls.__slots__:
-        object.__setattr__(out, name, getattr(obj, name))
-    return out
+    """Shallow copy of a PodObj or PodGroupObj."""
+    return obj.__copy__()

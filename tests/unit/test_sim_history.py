@@ -146,3 +146,20 @@ def test_metrics_follow_the_current_cycle_after_a_rewind() -> None:
     assert sim.summary()["pending"] == 4
     run_to(sim, 50)
     assert sim.metrics("cycle")["cycle"].max() == 44  # 43 starts the gang, 44 sees it Running
+
+
+def test_a_copied_pod_or_podgroup_has_every_field_and_is_its_own_object() -> None:
+    """History keeps copies of what a cycle touched (PodObj.__copy__, generated field by field): a copy
+    equals its original and a later write-back to the original leaves it as it was."""
+    import copy
+    from dataclasses import fields
+    sim = busy()
+    sim.run(3)
+    for obj in [*sim.cluster.pods.values(), *sim.cluster.podgroups.values()]:
+        dup = copy.copy(obj)
+        assert dup is not obj and dup == obj
+        assert all(getattr(dup, f.name) is getattr(obj, f.name) for f in fields(obj))
+        before = obj.phase
+        obj.phase = "Changed"
+        assert dup.phase == before
+        obj.phase = before
