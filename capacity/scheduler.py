@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 import importlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,13 +103,16 @@ def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOpti
     return result
 
 
-def apply_cycle(cluster: Cluster, result: CycleResult) -> None:
+def apply_cycle(cluster: Cluster, result: CycleResult, deleting: Iterable[str] | None = None) -> None:
     """What the API server and kubelet do between two cycles, in the simplest faithful form.
 
     Pods terminating since the last cycle are gone; bound pods start running; evicted pods become
-    terminating (Releasing) for one cycle; PodGroup phases and nominated nodes persist.
+    terminating (Releasing) for one cycle; PodGroup phases and nominated nodes persist. `deleting`: the
+    keys of the terminating pods, when the caller keeps them (the Simulator), instead of a scan.
     """
-    for key in [k for k, p in cluster.pods.items() if p.deleting]:
+    if deleting is None:
+        deleting = [k for k, p in cluster.pods.items() if p.deleting]
+    for key in deleting:
         del cluster.pods[key]
     for key, node in result.binds.items():
         pod = cluster.pods.get(key)

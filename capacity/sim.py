@@ -654,7 +654,7 @@ class Simulator:
             if pg is not None and pg.phase != phase:
                 self._touch("podgroups", uid)
                 phases[uid] = phase
-        apply_cycle(c, result)
+        apply_cycle(c, result, removed)  # (the terminating pods: those it keeps in _deleting)
         self._deleting = set()
         for key, pod in removed.items():
             self._forget(key, pod)
