@@ -217,11 +217,19 @@ class NodeFit:
         self.sums: list[tuple[float, float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0, 0.0)] * n
         self.exact = base.exact and all(f[1] for f in facts)
         self._requests: dict[tuple[Any, ...], tuple[list[str], np.ndarray, np.ndarray, list[tuple[int, float]]]] = {}
+        # The last session's placements, per placement key (cand, s1, s2 as it left them), when its tables
+        # are taken over: a Placement resumes from them at its first use here.
+        self.carried: dict[tuple[Any, ...], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         last = cache.fit_tables if cache is not None else None
         if last is not None and last[0] is base and last[1] == self.dims_key:
             # The last NodeFit's tables (left by Session.release) hold the columns of every node handed out
             # again unchanged (kept empty, or kept with its pods); only the others are read.
-            _, _, state, mirror_sums, fi_rows, idle_rows, pods_list, sums, last_nodes = last
+            _, _, state, mirror_sums, fi_rows, idle_rows, pods_list, sums, last_nodes, placed, inputs = last
+            if inputs == (ssn.conf, ssn.options, self.exact):
+                # Its placements likewise: a node's answer for a kind of task is a function of the node's
+                # columns, its fixed parts and the configured plugins alone (what a placement key promises
+                # within a session), so only the nodes read again here need answering again.
+                self.carried = placed
             self.state[:] = state
             self.mirror_sums[:] = mirror_sums
             self.pods[:] = pods_list
@@ -243,9 +251,12 @@ class NodeFit:
     def tables(self) -> tuple[Any, ...]:
         """What the next NodeFit on the same NodeBase and dimensions can start from (SnapshotCache.fit_tables):
         every table, and the nodes they describe (a node changed since its columns were read is one the next
-        snapshot builds again, and so reads again)."""
+        snapshot builds again, and so reads again); the placements used in this session, which answer for every
+        node but those changed since (a placement carried over and not used here is not handed on: it also
+        misses the nodes this session read again), and what their answers were worked out under."""
+        placed = {key: (p.cand, p.s1, p.s2) for key, p in self.placements.items()}
         return (self.base, self.dims_key, self.state, self.mirror_sums, self.fi_rows, self.idle_rows,
-                self.pods_list, self.sums, list(self.nodes))
+                self.pods_list, self.sums, list(self.nodes), placed, (self.ssn.conf, self.ssn.options, self.exact))
 
     def shared(self, key: Any, make: Callable[[], Any]) -> Any:
         """What a plugin derives from the NodeList's fixed parts alone (allocatable, labels, taints, cordons),
@@ -407,8 +418,14 @@ class NodeFit:
         p = self.placements.get(key)
         version = len(self.log)
         if p is None:
-            p = self.placements[key] = Placement(self, task)
-        elif p.version != version:
+            got = self.carried.pop(key, None) if self.carried else None
+            if got is None:
+                p = self.placements[key] = Placement(self, task)
+                p.version = version
+                return p
+            else:  # the last session's answers, good but for the nodes read again since (log[0:])
+                p = self.placements[key] = Placement.resume(self, got)
+        if p.version != version:
             if version - p.version <= 64:  # a few log entries: dedupe them in Python
                 nodes: Any = sorted(set(self.log[p.version:]))
             else:  # many (repeats included): one pass over the stamps, sorted and distinct
@@ -452,6 +469,19 @@ class Placement:
         self.s1 = np.full(fit.n, -np.inf)
         self.s2 = np.full(fit.n, -np.inf)
         self.update(task, None)
+
+    @classmethod
+    def resume(cls, fit: NodeFit, arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Placement:
+        """A Placement from an earlier NodeFit's answers on the same nodes (NodeFit.carried), stale only at
+        the nodes this NodeFit read again at its start: version 0, so its first use updates those. Copies:
+        the earlier tables stay as they were should this session fail."""
+        p = cls.__new__(cls)
+        p.fit = fit
+        p.ssn = fit.ssn
+        p.version = 0
+        p.per_node = None
+        p.cand, p.s1, p.s2 = (a.copy() for a in arrays)
+        return p
 
     def update(self, task: Task, idx: np.ndarray | None) -> None:
         fit = self.fit

@@ -355,3 +355,47 @@ def test_flat_capacity_reuses_a_queue_only_with_the_same_untouched_jobs() -> Non
     third = attrs()
     assert third[same[0]] is not second[same[0]]
     assert all(third[name] is second[name] for name in same[1:])
+
+
+def _placed_runs(cached: bool) -> list[Any]:
+    """Two 4-cpu nodes. t=10: a1 (3 cpu) binds; t=20: b1 (1 cpu) binds elsewhere; t=30: a2 (3 cpu), the
+    same kind of task as a1, fits only where b1 went (least-allocated: the emptier node wins)."""
+    from tests.builders import cluster, node, queue
+    from tests.unit.test_sim import RECLAIM, job
+    objs = [RECLAIM, node("n1", cpu="4", memory="16Gi"), node("n2", cpu="4", memory="16Gi"),
+            queue("q", deserved={"cpu": "8", "memory": "32Gi"}),
+            *job("a1", "q", 1, cpu="3", arrival=10), *job("b1", "q", 1, cpu="1", arrival=20),
+            *job("a2", "q", 1, cpu="3", arrival=30)]
+    sim = Simulator(cluster(*objs), SimOptions(period=10))
+    if not cached:
+        sim._cache = None  # type: ignore[assignment]
+    sim.run_to_end(max_cycles=12)
+    return [(r.cycle, r.result.binds) for r in sim.history if r.result.binds]
+
+
+def test_a_placement_is_carried_to_the_next_session_only_when_used_in_this_one() -> None:
+    """allocate's per-node answers for a kind of task (Placement) go on to the next session, which answers
+    again for the nodes it reads again. One that a session did not use is stale at the nodes that session
+    read again (a1's node, after a1 bound): it must not reach a later session."""
+    cached, plain = _placed_runs(True), _placed_runs(False)
+    binds = {pod: node for _, b in plain for pod, node in b.items()}
+    assert binds["ns1/a1-worker-0"] != binds["ns1/a2-worker-0"]  # a2 goes where a1 is not
+    assert cached == plain
+
+
+def test_placements_resumed_across_sessions_decide_as_fresh_ones() -> None:
+    from capacity import nodefit
+    resumed = []
+    real = nodefit.Placement.resume
+
+    def spy(fit: Any, arrays: Any) -> Any:
+        resumed.append(1)
+        return real(fit, arrays)
+
+    nodefit.Placement.resume = spy  # type: ignore[method-assign]
+    try:
+        runs = [_run(seed, cached) for seed in (1, 3) for cached in (True, False)]
+    finally:
+        nodefit.Placement.resume = real  # type: ignore[method-assign]
+    assert resumed  # the runs do carry placements over
+    assert runs[0] == runs[1] and runs[2] == runs[3]
