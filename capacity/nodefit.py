@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from capacity import kernels
 from capacity.model import Job, Node, Task
 from capacity.resources import MIN_RESOURCE, Resource
 
@@ -243,6 +244,9 @@ class NodeFit:
         # Per node, len(log) right after its last refresh: node i changed since version v iff stamp[i] > v.
         self.stamp = np.zeros(n, dtype=np.int64)
         self.placements: dict[tuple[Any, ...], Placement] = {}
+        # For the compiled placement loop: every position, and room for the positions it flags.
+        self.all_positions = np.arange(n, dtype=np.int64)
+        self.flag_buffer = np.empty(n, dtype=np.int64)
         for i, node in enumerate(self.nodes):
             node.index = i
             node.fit = self
@@ -430,7 +434,9 @@ class NodeFit:
                 nodes: Any = sorted(set(self.log[p.version:]))
             else:  # many (repeats included): one pass over the stamps, sorted and distinct
                 nodes = np.flatnonzero(self.stamp > p.version)
-            if 2 * len(nodes) >= self.n:
+            if p.update_compiled(task, nodes):
+                pass
+            elif 2 * len(nodes) >= self.n:
                 p.update(task, None)
             elif len(nodes) > SMALL_UPDATE:
                 p.update(task, np.asarray(nodes, dtype=np.intp))
@@ -468,7 +474,8 @@ class Placement:
         self.cand = np.zeros(fit.n, dtype=bool)
         self.s1 = np.full(fit.n, -np.inf)
         self.s2 = np.full(fit.n, -np.inf)
-        self.update(task, None)
+        if not self.update_compiled(task, None):
+            self.update(task, None)
 
     @classmethod
     def resume(cls, fit: NodeFit, arrays: tuple[np.ndarray, np.ndarray, np.ndarray]) -> Placement:
@@ -505,10 +512,10 @@ class Placement:
             self.s1[idx] = s1
             self.s2[idx] = s2
 
-    def update_nodes(self, task: Task, idx: list[int]) -> bool:
-        """`update` for a few NodeList positions, node by node in plain Python with the plugins' per-node
-        forms (Session.node_fns): the same comparisons and arithmetic on the same values. False (nothing
-        done) when a plugin has no per-node form for this task."""
+    def _per_node(self, task: Task) -> Any:
+        """update_nodes' inputs (see `per_node`), made at first need; False if a plugin has no per-node form.
+        A fourth item holds the compiled loop's arguments when the plugins are the usual pair whose per-node
+        forms it reproduces (kernel_args on both functions) and numba is there; else None."""
         per_node = self.per_node
         if per_node is None:
             ssn = self.ssn
@@ -517,10 +524,44 @@ class Placement:
             if preds is None or scorers is None:
                 per_node = self.per_node = False
             else:
-                per_node = self.per_node = (self.fit.request_pairs(task.init_resreq), preds, scorers)
+                req = self.fit.request_pairs(task.init_resreq)
+                compiled = None
+                if kernels.update_lean is not None and len(preds) == 1 and len(scorers) == 1:
+                    pred_args = getattr(preds[0], "kernel_args", None)
+                    score_args = getattr(scorers[0], "kernel_args", None)
+                    if pred_args is not None and score_args is not None:
+                        last = self.fit.fi.shape[0] - 1  # row -1: the row of zeros, for dimensions a node lacks
+                        rk = np.array([k if k >= 0 else last for k, _ in req], dtype=np.int64)
+                        rv = np.array([v for _, v in req], dtype=float)
+                        compiled = (rk, rv, *pred_args, *score_args)
+                per_node = self.per_node = (req, preds, scorers, compiled)
+        return per_node
+
+    def update_compiled(self, task: Task, idx: Any) -> bool:
+        """`update_nodes` for the positions idx (None: every node) through the compiled loop
+        (capacity.kernels); nodes it flags are answered again in Python. False (nothing done) when the loop
+        does not apply to this kind of task."""
+        per_node = self._per_node(task)
+        if per_node is False or per_node[3] is None:
+            return False
+        fit = self.fit
+        rk, rv, ok, pods, max_tasks, sums, alloc, whole, cpu, mem, rc, rm, rg, lw, bw = per_node[3]
+        at = fit.all_positions if idx is None else np.asarray(idx, dtype=np.int64)
+        flagged = fit.flag_buffer
+        n = kernels.update_lean(at, rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole,
+                                cpu, mem, rc, rm, rg, lw, bw, _NEG_EPS, self.cand, self.s1, self.s2, flagged)
+        if n:
+            self.update_nodes(task, flagged[:n].tolist())
+        return True
+
+    def update_nodes(self, task: Task, idx: list[int]) -> bool:
+        """`update` for a few NodeList positions, node by node in plain Python with the plugins' per-node
+        forms (Session.node_fns): the same comparisons and arithmetic on the same values. False (nothing
+        done) when a plugin has no per-node form for this task."""
+        per_node = self._per_node(task)
         if per_node is False:
             return False
-        req, preds, scorers = per_node  # type: ignore[misc]
+        req, preds, scorers, _ = per_node
         fit = self.fit
         fi_rows, idle_rows = fit.fi_rows, fit.idle_rows
         cand, s1, s2 = self.cand, self.s1, self.s2

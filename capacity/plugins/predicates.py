@@ -211,13 +211,16 @@ class PredicatesPlugin(Plugin):
             return None
         fit = self.ssn.node_fit()
         assert fit is not None
-        ok = self._static_for(task.spec)[3]
+        static = self._static_for(task.spec)
+        ok = static[3]
         pods = fit.pods_list
         max_tasks = fit.max_tasks_list
 
         def passed(i: int) -> bool:
             return ok[i] and pods[i] < max_tasks[i]
 
+        # What the compiled loop (capacity.kernels.update_lean) reads: the same answers as arrays.
+        passed.kernel_args = (static[0], fit.pods, fit.max_tasks)  # type: ignore[attr-defined]
         return passed
 
     def predicate_vector(self, task: Task, among: np.ndarray | None, idx: np.ndarray | None = None) -> PredicateVector:

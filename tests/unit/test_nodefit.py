@@ -163,20 +163,20 @@ def test_vectorised_path_traces_like_the_reference(conf: str) -> None:
     assert fast_records == ref_records
 
 
-def test_openb_slice_matches_the_reference() -> None:
+def openb_slice(seed: int = 7, nodes: int = 40, pods: int = 300) -> list[dict[str, Any]]:
     """A slice of the real S1 shape: one GPU-sharing pod per PodGroup in a 2-level tree."""
     from capacity.openb import node_objects, queue_objects
-    rnd = random.Random(7)
-    nodes = [{"sn": f"openb-node-{i:04d}", "cpu_milli": str(rnd.choice([32000, 64000, 96000])),
-              "memory_mib": str(rnd.choice([131072, 262144, 786432])), "gpu": str(rnd.choice([0, 0, 2, 8])),
-              "model": rnd.choice(["", "T4", "V100M16"])} for i in range(40)]
-    total = {"cpu": sum(float(n["cpu_milli"]) for n in nodes), "memory": sum(float(n["memory_mib"]) for n in nodes),
-             "gpu": sum(float(n["gpu"]) for n in nodes)}
+    rnd = random.Random(seed)
+    node_rows = [{"sn": f"openb-node-{i:04d}", "cpu_milli": str(rnd.choice([32000, 64000, 96000])),
+                  "memory_mib": str(rnd.choice([131072, 262144, 786432])), "gpu": str(rnd.choice([0, 0, 2, 8])),
+                  "model": rnd.choice(["", "T4", "V100M16"])} for i in range(nodes)]
+    total = {"cpu": sum(float(n["cpu_milli"]) for n in node_rows),
+             "memory": sum(float(n["memory_mib"]) for n in node_rows), "gpu": sum(float(n["gpu"]) for n in node_rows)}
     objs: list[dict[str, Any]] = [
         {"kind": "ConfigMap", "metadata": {"name": "volcano-scheduler-configmap"},
          "data": {"volcano-scheduler.conf": yaml.safe_dump(HIERARCHY)}},
-        *node_objects(nodes), *queue_objects(4, 12, total)]
-    for i in range(300):
+        *node_objects(node_rows), *queue_objects(4, 12, total)]
+    for i in range(pods):
         name = f"openb-pod-{i:04d}"
         req = {"cpu": f"{rnd.choice([3152, 8000, 11300, 32000])}m", "memory": f"{rnd.choice([5600, 30517, 49152])}Mi"}
         if rnd.random() < 0.7:
@@ -188,6 +188,12 @@ def test_openb_slice_matches_the_reference() -> None:
                                                  "annotations": {"scheduling.k8s.io/group-name": name}},
                      "spec": {"containers": [{"name": "main", "resources": {"requests": req}}],
                               "priority": rnd.choice([10, 1000])}, "status": {"phase": "Pending"}})
+    return objs
+
+
+def test_openb_slice_matches_the_reference() -> None:
+    """A slice of the real S1 shape: one GPU-sharing pod per PodGroup in a 2-level tree."""
+    objs = openb_slice()
     reference, _ = run(objs, vectorised=False, traced=False, cycles=3)
     fast, _ = run(objs, vectorised=True, traced=False, cycles=3)
     assert len(reference["binds"]) > 100

@@ -4,7 +4,8 @@
 (numpy) must leave the same candidates and the same G1/G2 scores as a fresh whole-NodeList Placement.
 Randomized clusters from test_nodefit run a few cycles with every placement checked as it is handed out,
 with the Python path forced on (SMALL_UPDATE huge) and off (SMALL_UPDATE 0, and nodeorder's per-node
-scoring of small sets off too): the two runs must also decide alike.
+scoring of small sets off too): the two runs must also decide alike. The compiled loop that replaces both
+where numba is installed is off here; tests/unit/test_kernels.py holds it to these two.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from capacity import nodefit
+from capacity import kernels, nodefit
 from capacity.k8s import load_objects
 from capacity.plugins import nodeorder
 from capacity.scheduler import simulate
@@ -36,6 +37,7 @@ def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch)
         return p
 
     monkeypatch.setattr(nodefit.NodeFit, "placement", placement)
+    monkeypatch.setattr(kernels, "update_lean", None)  # these two paths (the compiled one: test_kernels.py)
     monkeypatch.setattr(nodefit, "SMALL_UPDATE", small_update)
     if not small_update:  # numpy all the way, scores included
         monkeypatch.setattr(nodeorder, "SMALL", 0)
@@ -70,6 +72,7 @@ def test_python_path_is_used_for_small_updates(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(nodefit.Placement, "update_nodes", counting_nodes)
     monkeypatch.setattr(nodefit.Placement, "update", counting_vector)
+    monkeypatch.setattr(kernels, "update_lean", None)  # (where numba is, the compiled loop runs instead)
     simulate(load_objects(random_cluster(3, CONFS["hierarchy"], nodes=64, jobs=200)), cycles=2,
              trace=Trace(enabled=False))
     assert calls["nodes"] > 10
