@@ -10,8 +10,9 @@ integers, IEEE doubles elsewhere, no fast-math). The one step that may differ in
 BalancedAllocation's `** 2` and `** 0.5` over three fractions, is flagged when its value lies that close
 to a whole number, and the caller answers those nodes again in Python.
 
-Without numba (or with CAPACITY_LAB_NO_JIT=1) `update_lean` is None and the Python paths run; tests
-compare both ways (tests/unit/test_kernels.py).
+Only NodeLists of MIN_NODES nodes or more use it: numba is imported, and the loop compiled or loaded from
+its cache, at the first such NodeList of a process. Without numba (or with CAPACITY_LAB_NO_JIT=1)
+`lean_loop()` is None and the Python paths run; tests compare both ways (tests/unit/test_kernels.py).
 """
 
 from __future__ import annotations
@@ -21,12 +22,10 @@ from typing import Any
 
 import numpy as np
 
-try:  # pragma: no cover - which branch runs depends on the machine
-    if os.environ.get("CAPACITY_LAB_NO_JIT"):
-        raise ImportError("disabled by CAPACITY_LAB_NO_JIT")
-    from numba import njit
-except ImportError:  # pragma: no cover
-    njit = None
+MIN_NODES = 64
+"""Smaller NodeLists keep the Python and numpy paths: there a whole cycle costs less than importing numba
+and loading the compiled loop (about 0.4 s, once per process), which CLI runs on small clusters and the
+dashboard's first step would otherwise pay."""
 
 NEAR_WHOLE = 1e-9
 """A three-fraction BalancedAllocation value closer than this to a whole number is answered again in
@@ -100,5 +99,20 @@ def _update_lean(idx: Any, rk: Any, rv: Any, fi: Any, idle: Any, ok: Any, pods: 
     return nflag
 
 
-update_lean: Any = njit(cache=True, nogil=True)(_update_lean) if njit is not None else None
-"""The compiled `_update_lean`, or None without numba."""
+_UNSET: Any = object()
+_loop: Any = _UNSET
+
+
+def lean_loop() -> Any:
+    """The compiled `_update_lean`, made at the first call of a process; None without numba."""
+    global _loop
+    if _loop is _UNSET:
+        _loop = None
+        if not os.environ.get("CAPACITY_LAB_NO_JIT"):
+            try:
+                from numba import njit
+            except ImportError:  # pragma: no cover - numba is in requirements.txt
+                pass
+            else:
+                _loop = njit(cache=True, nogil=True)(_update_lean)
+    return _loop

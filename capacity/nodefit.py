@@ -244,7 +244,9 @@ class NodeFit:
         # Per node, len(log) right after its last refresh: node i changed since version v iff stamp[i] > v.
         self.stamp = np.zeros(n, dtype=np.int64)
         self.placements: dict[tuple[Any, ...], Placement] = {}
-        # For the compiled placement loop: every position, and room for the positions it flags.
+        # For the compiled placement loop (None: not for this NodeList): every position, and room for the
+        # positions it flags.
+        self.lean_loop = kernels.lean_loop() if n >= kernels.MIN_NODES else None
         self.all_positions = np.arange(n, dtype=np.int64)
         self.flag_buffer = np.empty(n, dtype=np.int64)
         for i, node in enumerate(self.nodes):
@@ -526,7 +528,7 @@ class Placement:
             else:
                 req = self.fit.request_pairs(task.init_resreq)
                 compiled = None
-                if kernels.update_lean is not None and len(preds) == 1 and len(scorers) == 1:
+                if self.fit.lean_loop is not None and len(preds) == 1 and len(scorers) == 1:
                     pred_args = getattr(preds[0], "kernel_args", None)
                     score_args = getattr(scorers[0], "kernel_args", None)
                     if pred_args is not None and score_args is not None:
@@ -548,7 +550,7 @@ class Placement:
         rk, rv, ok, pods, max_tasks, sums, alloc, whole, cpu, mem, rc, rm, rg, lw, bw = per_node[3]
         at = fit.all_positions if idx is None else np.asarray(idx, dtype=np.int64)
         flagged = fit.flag_buffer
-        n = kernels.update_lean(at, rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole,
+        n = fit.lean_loop(at, rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole,
                                 cpu, mem, rc, rm, rg, lw, bw, _NEG_EPS, self.cand, self.s1, self.s2, flagged)
         if n:
             self.update_nodes(task, flagged[:n].tolist())

@@ -22,14 +22,26 @@ from tests.unit.test_nodefit import CONFS, openb_slice, random_cluster
 
 def test_numba_is_installed_so_the_compiled_loop_runs() -> None:
     """requirements.txt brings numba: without it every placement silently takes the slower paths."""
-    assert kernels.update_lean is not None
+    assert kernels.lean_loop() is not None
+
+
+def test_small_node_lists_keep_the_python_paths() -> None:
+    """Below MIN_NODES nodes a NodeFit does not ask for the loop, so small runs never import numba."""
+    import subprocess
+    import sys
+    code = ("import sys; from tests.builders import cluster, node, pod, podgroup, queue; "
+            "from capacity.scheduler import run_cycle; "
+            "run_cycle(cluster(node('n1'), queue('q', deserved={'cpu': '8'}), podgroup('j', 'q'), "
+            "pod('p', 'j', {'cpu': '1'}))); print('numba' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def _python_and_numpy(fit: nodefit.NodeFit, task: Any, monkeypatch: pytest.MonkeyPatch) -> list[nodefit.Placement]:
     """The placement of `task` from scratch with numpy and, where the plugins have per-node forms, node by
     node in Python, the loop switched off."""
     with monkeypatch.context() as m:
-        m.setattr(kernels, "update_lean", None)
+        m.setattr(fit, "lean_loop", None)
         by_numpy = nodefit.Placement(fit, task)
         by_python = nodefit.Placement(fit, task)
         by_python.cand[:] = False
@@ -55,8 +67,7 @@ def _run(objs: list[dict[str, Any]], compiled: bool, monkeypatch: pytest.MonkeyP
 
     with monkeypatch.context() as m:
         m.setattr(nodefit.NodeFit, "placement", placement)
-        if not compiled:
-            m.setattr(kernels, "update_lean", None)
+        m.setattr(kernels, "MIN_NODES", 0 if compiled else 10**9)
         result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=True))
     return (result.as_json(), [r.as_dict() for c in result.cycles for r in c.records]), checked
 
@@ -78,7 +89,8 @@ def test_the_compiled_loop_decides_and_explains_as_the_python_paths(case: str,
 def test_balanced_values_near_a_whole_number_are_answered_again_in_python() -> None:
     """Three equal fractions give BalancedAllocation exactly 100, where x*x and sqrt could truncate
     otherwise than Python's ** 2 and ** 0.5: the loop flags the node, and only that one."""
-    assert kernels.update_lean is not None
+    loop = kernels.lean_loop()
+    assert loop is not None
     idx = np.array([0, 1], dtype=np.int64)
     rk, rv = np.array([0], dtype=np.int64), np.array([1.0])
     fi = idle = np.full((2, 2), 1e6)
@@ -90,7 +102,7 @@ def test_balanced_values_near_a_whole_number_are_answered_again_in_python() -> N
     cand, s1, s2 = np.zeros(2, dtype=bool), np.zeros(2), np.zeros(2)
     flagged = np.empty(2, dtype=np.int64)
     # cpu 500/1000, memory 500/1000, GPU 1/2 on node 0 (all 0.5), 1/3 on node 1
-    n = kernels.update_lean(idx, rk, rv, fi, idle, ok, pods, max_tasks, sums, alloc, whole, 500.0, 500.0, 500.0,
+    n = loop(idx, rk, rv, fi, idle, ok, pods, max_tasks, sums, alloc, whole, 500.0, 500.0, 500.0,
                             500.0, 1.0, 1, 1, -1e-9, cand, s1, s2, flagged)
     assert n == 1 and flagged[0] == 0
     assert cand.all() and np.isinf(s2).all() and s1[0] == 50 + 100

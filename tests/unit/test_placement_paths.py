@@ -37,7 +37,7 @@ def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch)
         return p
 
     monkeypatch.setattr(nodefit.NodeFit, "placement", placement)
-    monkeypatch.setattr(kernels, "update_lean", None)  # these two paths (the compiled one: test_kernels.py)
+    monkeypatch.setattr(kernels, "MIN_NODES", 10**9)  # these two paths (the compiled one: test_kernels.py)
     monkeypatch.setattr(nodefit, "SMALL_UPDATE", small_update)
     if not small_update:  # numpy all the way, scores included
         monkeypatch.setattr(nodeorder, "SMALL", 0)
@@ -72,7 +72,7 @@ def test_python_path_is_used_for_small_updates(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(nodefit.Placement, "update_nodes", counting_nodes)
     monkeypatch.setattr(nodefit.Placement, "update", counting_vector)
-    monkeypatch.setattr(kernels, "update_lean", None)  # (where numba is, the compiled loop runs instead)
+    monkeypatch.setattr(kernels, "MIN_NODES", 10**9)  # (where numba is, the compiled loop runs instead)
     simulate(load_objects(random_cluster(3, CONFS["hierarchy"], nodes=64, jobs=200)), cycles=2,
              trace=Trace(enabled=False))
     assert calls["nodes"] > 10
