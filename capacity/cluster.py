@@ -43,6 +43,23 @@ class PodGroupObj:
     def uid(self) -> str:
         return f"{self.namespace}/{self.name}"
 
+    def __copy__(self) -> PodGroupObj:
+        """Field by field: copy.copy's generic path (__reduce_ex__) costs ten times more, and the simulator
+        copies every PodGroup a cycle touches (tests/unit/test_sim_history.py checks every field is here)."""
+        out = object.__new__(PodGroupObj)
+        out.name = self.name
+        out.namespace = self.namespace
+        out.queue = self.queue
+        out.min_member = self.min_member
+        out.min_task_member = self.min_task_member
+        out.min_resources = self.min_resources
+        out.priority_class_name = self.priority_class_name
+        out.phase = self.phase
+        out.annotations = self.annotations
+        out.labels = self.labels
+        out.creation = self.creation
+        return out
+
 
 @dataclass(slots=True)
 class PodObj:
@@ -65,6 +82,25 @@ class PodObj:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
+    def __copy__(self) -> PodObj:
+        """Field by field, as PodGroupObj.__copy__: the simulator copies every pod a cycle touches."""
+        out = object.__new__(PodObj)
+        out.name = self.name
+        out.namespace = self.namespace
+        out.uid = self.uid
+        out.group = self.group
+        out.resreq = self.resreq
+        out.phase = self.phase
+        out.node_name = self.node_name
+        out.deleting = self.deleting
+        out.spec = self.spec
+        out.role = self.role
+        out.preemptable = self.preemptable
+        out.priority = self.priority
+        out.sch_gated = self.sch_gated
+        out.nominated_node = self.nominated_node
+        return out
+
     def task_status(self) -> TaskStatus:
         """Pod phase -> TaskStatus (helpers.go:41-67)."""
         phase = self.phase
@@ -79,21 +115,6 @@ class PodObj:
         if phase == "Failed":
             return TaskStatus.FAILED
         return TaskStatus.UNKNOWN
-
-
-def _slots_copier(cls: type) -> Any:
-    """A shallow copy function for a slots dataclass, written out field by field (generated, as dataclasses
-    generates __init__): about ten times faster than copy.copy's generic path through __reduce_ex__, and
-    the simulator copies every pod and PodGroup a cycle touches (its history)."""
-    names = cls.__slots__  # type: ignore[attr-defined]
-    body = "".join(f"    out.{name} = obj.{name}\n" for name in names)
-    ns: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    exec(f"def __copy__(obj):\n    out = _new(_cls)\n{body}    return out\n", ns)  # noqa: S102 - fixed text
-    return ns["__copy__"]
-
-
-PodGroupObj.__copy__ = _slots_copier(PodGroupObj)  # type: ignore[attr-defined]
-PodObj.__copy__ = _slots_copier(PodObj)  # type: ignore[attr-defined]
 
 
 @dataclass(slots=True)

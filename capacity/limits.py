@@ -204,6 +204,12 @@ def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
             elif cls is DocumentEndEvent:
                 sizes.clear()  # anchors do not cross documents
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            # PyYAML >= 6.0.4 stops at 1,000 levels itself, and its scanner may read that far ahead of
+            # the events walked here: the same refusal, where PyYAML stopped.
+            mark = getattr(exc, "problem_mark", None)
+            raise InputError(source, _where(mark), f"YAML nested more than {max_depth} levels deep; refused "
+                             "(Kubernetes objects need far fewer)") from None
         raise yaml_error(exc, source, text) from None
 
 
