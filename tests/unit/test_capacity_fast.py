@@ -9,8 +9,8 @@ import pytest
 
 from capacity.framework.heap import PriorityQueue, memoized
 from capacity.model import Job, PodSpec, Task, TaskStatus
-from capacity.plugins.capacity import fits_after_adding
-from capacity.resources import Resource
+from capacity.plugins.capacity import enqueue_fits, fits_after_adding
+from capacity.resources import Resource, ResourceUnderflow
 
 VALUES = [0.0, 0.05, 0.1, 1.0, 2.0, 2.5, 100.0, 1000.0, -1.0, math.inf, math.nan]
 
@@ -34,6 +34,27 @@ def test_fits_after_adding_is_the_sum_then_the_dimension_check() -> None:
         allocated, req, limit = _resource(rnd), _resource(rnd), _resource(rnd)
         reference, _ = allocated.clone().add(req).less_equal_with_dimension_and_resources_name(limit, req)
         assert fits_after_adding(allocated, req, limit) == reference, (allocated, req, limit)
+
+
+def test_enqueue_fits_is_the_sum_then_the_dimension_check() -> None:
+    """Where enqueue_fits answers, the reference (which may raise on the subtraction) gives the same; it
+    answers for most inputs with an empty elastic."""
+    rnd = random.Random(6)
+    answered = 0
+    for _ in range(30000):
+        req, allocated, inqueue, limit = _resource(rnd), _resource(rnd), _resource(rnd), _resource(rnd)
+        elastic = _resource(rnd) if rnd.random() < 0.3 else Resource.empty()
+        fast = enqueue_fits(req, allocated, inqueue, elastic, limit)
+        if fast is None:
+            continue
+        answered += 1
+        try:
+            reference, _ = req.clone().add(allocated).add(inqueue).sub(elastic) \
+                .less_equal_with_dimension_and_resources_name(limit, req)
+        except ResourceUnderflow:
+            pytest.fail(f"enqueue_fits answered where the reference raises: {(req, allocated, inqueue, elastic)}")
+        assert fast == reference, (req, allocated, inqueue, elastic, limit)
+    assert answered > 10000
 
 
 def _task(uid: str, status: int, best_effort: bool) -> Task:
