@@ -273,7 +273,9 @@ def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tu
         best = scores[k]
         if best == -np.inf:
             continue
-        if ssn.trace.enabled:
+        # argmax is the first best: a tie can only lie after it (one max over the rest, no mask, the usual
+        # answer being no tie).
+        if ssn.trace.enabled and k + 1 < len(scores) and scores[k + 1:].max() == best:
             tied = (scores == best).nonzero()[0]
             if len(tied) > 1:
                 names = placement.fit.names

@@ -58,3 +58,22 @@ def test_which_tasks_count_as_waiting(gate: bool, phase: str, waiting: bool) -> 
     ssn = open_session(load_objects(_tidal(gate, phase)), Trace(enabled=False))
     assert ssn.has_waiting_task() is waiting
     assert _cycles(_tidal(gate, phase), False) == _cycles(_tidal(gate, phase), True)
+
+
+# ---- allocate's scoreTie record ------------------------------------------------------------------------
+@pytest.mark.parametrize(("sizes", "tied"), [(("8", "8", "8"), ["n1", "n2", "n3"]), (("8", "16", "16"), ["n2", "n3"]),
+                                             (("16", "8", "8"), None)])
+def test_a_score_tie_is_recorded_with_every_tied_node(sizes: tuple[str, ...], tied: list[str] | None) -> None:
+    """Equal best scores: the first node in NodeList order wins and the trace names all of them; a unique best
+    records no tie."""
+    from capacity.scheduler import run_cycle
+    from tests.builders import cluster, pod, podgroup
+    objs = [RECLAIM, *[node(f"n{i + 1}", cpu=c, memory="16Gi") for i, c in enumerate(sizes)],
+            queue("q", deserved={"cpu": "8"}), podgroup("j", "q"), pod("p", "j", {"cpu": "1", "memory": "1Gi"})]
+    result = run_cycle(cluster(*objs), Trace(enabled=True))
+    ties = [r.as_dict() for r in result.records if r.kind == "scoreTie"]
+    if tied is None:
+        assert ties == [] and result.binds == {"ns1/p": "n1"}
+    else:
+        assert result.binds == {"ns1/p": tied[0]}
+        assert len(ties) == 1 and list(ties[0]["detail"]["tied"]) == tied
