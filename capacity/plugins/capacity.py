@@ -917,16 +917,14 @@ class CapacityPlugin(Plugin):
         min_req = job.min_resources
         traced = self.trace.enabled
         path = self._path(attr)
-        if not traced:  # the same answer without building the sums, where it cannot differ (enqueue_fits)
-            for a in path:
-                fits = enqueue_fits(min_req, a.allocated, a.inqueue, a.elastic, a.real_capability)
-                if fits is None:
-                    break  # the reference below, from the first level (those before it pass there too)
-                if not fits:
-                    return REJECT
-            else:
-                return PERMIT
         for a in path:
+            # The same answer without building the sums where it cannot differ (enqueue_fits); the reference
+            # where it can, and for the failing dimensions a trace names.
+            fits = enqueue_fits(min_req, a.allocated, a.inqueue, a.elastic, a.real_capability)
+            if fits:
+                continue
+            if fits is False and not traced:
+                return REJECT
             r = min_req.clone().add(a.allocated).add(a.inqueue).sub(a.elastic)
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
