@@ -83,34 +83,23 @@ def _settled(node: Node) -> bool:
     return _zero(node.releasing) and _zero(node.pipelined)
 
 
-def _all_integral(resources: list[Resource]) -> bool:
-    """Every cpu, memory and scalar value an integer of magnitude below EXACT_LIMIT."""
-    values = np.array([r.cpu for r in resources] + [r.memory for r in resources]
-                      + [v for r in resources if r.scalars for v in r.scalars.values()], dtype=float)
-    return bool(np.all((np.floor(values) == values) & (np.abs(values) < EXACT_LIMIT)))
+def _exact(v: float) -> bool:
+    """An integer of magnitude below EXACT_LIMIT (NaN and infinities are not)."""
+    return abs(v) < EXACT_LIMIT and math.floor(v) == v
 
 
 def request_facts(resources: list[Resource]) -> tuple[frozenset[str], bool]:
-    """The scalar names among these requests, and whether all their values are integral (`_all_integral`,
-    value by value: these lists are short)."""
+    """The scalar names among these resources, and whether every cpu, memory and scalar value is `_exact`."""
     names: set[str] = set()
     exact = True
-    floor = math.floor
     for r in resources:
-        v = r.cpu
-        if exact and not (abs(v) < EXACT_LIMIT and floor(v) == v):
-            exact = False
-        v = r.memory
-        if exact and not (abs(v) < EXACT_LIMIT and floor(v) == v):
+        if exact and not (_exact(r.cpu) and _exact(r.memory)):
             exact = False
         s = r.scalars
         if s:
             names.update(s)
-            if exact:
-                for v in s.values():
-                    if not (abs(v) < EXACT_LIMIT and floor(v) == v):
-                        exact = False
-                        break
+            if exact and not all(_exact(v) for v in s.values()):
+                exact = False
     return frozenset(names), exact
 
 
@@ -120,6 +109,15 @@ def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
     if got is None:
         got = job.request_facts = request_facts([t.resreq for t in job.tasks.values()])
     return got  # type: ignore[no-any-return]
+
+
+def session_request_facts(ssn: Session) -> list[tuple[frozenset[str], bool]]:
+    """`request_facts` of every request a node can see in the session: its jobs' tasks (a task's
+    init_resreq is its resreq) and the pods on nodes at open outside every job (the snapshot's `loose`
+    tasks). A node holds nothing else: clones of those, and of session tasks placed on it."""
+    facts = [_job_facts(job) for job in ssn.jobs.values()]
+    facts.append(request_facts([t.resreq for t in ssn.loose]))
+    return facts
 
 
 class NodeBase:
@@ -133,8 +131,7 @@ class NodeBase:
         self.allocs = [node.allocatable for node in nodes]
         self.names = [node.name for node in nodes]
         self.pos = {name: i for i, name in enumerate(self.names)}
-        self.scalars: frozenset[str] = frozenset().union(*[r.scalars for r in self.allocs if r.scalars])
-        self.exact = _all_integral(self.allocs)
+        self.scalars, self.exact = request_facts(self.allocs)
         self.max_tasks = np.array([node.max_task_num() for node in nodes], dtype=np.int64)
         self.max_tasks.flags.writeable = False
         self.max_tasks_list: list[int] = self.max_tasks.tolist()
@@ -181,11 +178,7 @@ class NodeFit:
         self.base = base
         self.names = base.names
         self.pos = base.pos
-        # Every request a node can see this session: the session's tasks (those of its jobs; a task's
-        # init_resreq is its resreq), and the pods on nodes at open outside every job (the snapshot's
-        # `loose` tasks). A node holds nothing else: clones of those, and of session tasks placed on it.
-        facts = [_job_facts(job) for job in ssn.jobs.values()]
-        facts.append(request_facts([t.resreq for t in ssn.loose]))
+        facts = session_request_facts(ssn)  # every request a node can see this session
         # Nodes as the snapshot builds them without pods start as NodeBase's rows; the others are refreshed.
         touched = cache.touched_positions(nodes) if cache is not None else None
         changed = sorted(touched) if touched is not None else [
@@ -429,14 +422,14 @@ class NodeFit:
                 p = self.placements[key] = Placement(self, task)
                 p.version = version
                 return p
-            else:  # the last session's answers, good but for the nodes read again since (log[0:])
-                p = self.placements[key] = Placement.resume(self, got)
+            # the last session's answers, good but for the nodes read again since (log[0:])
+            p = self.placements[key] = Placement.resume(self, got)
         if p.version != version:
             if version - p.version <= 64:  # a few log entries: dedupe them in Python
                 nodes: Any = sorted(set(self.log[p.version:]))
             else:  # many (repeats included): one pass over the stamps, sorted and distinct
                 nodes = np.flatnonzero(self.stamp > p.version)
-            if p.update_compiled(task, nodes):
+            if p.update_compiled(task, nodes):  # (any number of nodes: the compiled loop, where it applies)
                 pass
             elif 2 * len(nodes) >= self.n:
                 p.update(task, None)
@@ -551,7 +544,7 @@ class Placement:
         at = fit.all_positions if idx is None else np.asarray(idx, dtype=np.int64)
         flagged = fit.flag_buffer
         n = fit.lean_loop(at, rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole,
-                                cpu, mem, rc, rm, rg, lw, bw, _NEG_EPS, self.cand, self.s1, self.s2, flagged)
+                          cpu, mem, rc, rm, rg, lw, bw, _NEG_EPS, self.cand, self.s1, self.s2, flagged)
         if n:
             self.update_nodes(task, flagged[:n].tolist())
         return True

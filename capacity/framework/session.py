@@ -582,12 +582,9 @@ class Session:
             if self._node_fit is not None:
                 self._bound_exact = self._node_fit.exact
             else:
-                reqs = [t.resreq for t in self.all_tasks.values()]
-                reqs += [t.init_resreq for t in self.all_tasks.values() if t.init_resreq is not t.resreq]
-                for node in self.node_list:
-                    reqs.extend(t.resreq for t in node.mirror.values())
-                    reqs.extend(t.resreq for t in node.tasks.values() if t.key not in node.mirror)
-                self._bound_exact = nodefit._all_integral(reqs + [node.allocatable for node in self.node_list])
+                facts = nodefit.session_request_facts(self)
+                facts.append(nodefit.request_facts([node.allocatable for node in self.node_list]))
+                self._bound_exact = all(exact for _, exact in facts)
         return self._bound_exact
 
     def preemptable(self, preemptor: Task, preemptees: list[Task]) -> list[Task] | None:

@@ -126,7 +126,7 @@ class NodeOrderPlugin(Plugin):
         use_gpu = rg != 0
         if lw and bw and not mw and st.cpu_mem_everywhere:
             lean = self._node_score_lean(st, sums, cpu, mem, rc, rm, rg, lw, bw)
-            # What the compiled loop (capacity.kernels.update_lean) reads to compute the same scores.
+            # What the compiled loop (capacity.kernels.lean_loop) reads to compute the same scores.
             lean.kernel_args = (fit.mirror_sums, st.alloc_raw, st.whole2, cpu, mem, rc, rm, rg, lw, bw)  # type: ignore[attr-defined]
             return lean
 

@@ -219,7 +219,7 @@ class PredicatesPlugin(Plugin):
         def passed(i: int) -> bool:
             return ok[i] and pods[i] < max_tasks[i]
 
-        # What the compiled loop (capacity.kernels.update_lean) reads: the same answers as arrays.
+        # What the compiled loop (capacity.kernels.lean_loop) reads: the same answers as arrays.
         passed.kernel_args = (static[0], fit.pods, fit.max_tasks)  # type: ignore[attr-defined]
         return passed
 

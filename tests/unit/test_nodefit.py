@@ -202,9 +202,18 @@ def test_openb_slice_matches_the_reference() -> None:
 
 # ---- what NodeFit reads of the requests ------------------------------------------------------------
 def test_request_facts_agree_with_the_vectorised_integrality_test() -> None:
-    """request_facts (plain Python, per job) says what _all_integral and a union of scalar names say."""
-    from capacity.nodefit import EXACT_LIMIT, _all_integral, request_facts
+    """request_facts (plain Python, per job) says what one numpy test over every value and a union of scalar
+    names say."""
+    import numpy as np
+
+    from capacity.nodefit import EXACT_LIMIT, request_facts
     from capacity.resources import Resource
+
+    def all_integral(rs: list[Resource]) -> bool:
+        values = np.array([r.cpu for r in rs] + [r.memory for r in rs]
+                          + [v for r in rs if r.scalars for v in r.scalars.values()], dtype=float)
+        return bool(np.all((np.floor(values) == values) & (np.abs(values) < EXACT_LIMIT)))
+
     rnd = random.Random(3)
     values = [0.0, 1.0, 2.5, -3.0, 1e9, EXACT_LIMIT - 1, EXACT_LIMIT, -EXACT_LIMIT, float("inf"), float("nan")]
     for _ in range(300):
@@ -212,7 +221,7 @@ def test_request_facts_agree_with_the_vectorised_integrality_test() -> None:
                        {k: rnd.choice(values) for k in rnd.sample(["a/x", "b/y", "pods"], rnd.randrange(3))} or None)
               for _ in range(rnd.randrange(4))]
         names = frozenset().union(*[r.scalars for r in rs if r.scalars])
-        assert request_facts(rs) == (names, _all_integral(rs) if rs else True)
+        assert request_facts(rs) == (names, all_integral(rs))
 
 
 def test_a_jobs_request_facts_follow_its_tasks() -> None:
@@ -245,3 +254,17 @@ def test_nodefit_reads_the_requests_of_pods_outside_every_job() -> None:
     assert fit.exact and "example.com/foo" not in fit.dims
     fit = open_session(cluster(*objs, plain), Trace(enabled=False)).node_fit()
     assert not fit.exact and "example.com/foo" in fit.dims
+
+
+def test_victim_bounds_without_nodefit_read_the_same_requests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the reference path (no NodeFit) reclaim and preempt judge exactness over the same requests as
+    NodeFit: a pod outside every job with memory too large for exact sums makes the bounds inexact."""
+    from capacity.scheduler import open_session
+    from tests.builders import cluster, node, pod, podgroup, queue
+    monkeypatch.setattr(nodefit, "ENABLED", False)
+    objs = [node("n1"), queue("q", deserved={"cpu": "8"}), podgroup("j", "q"),
+            pod("p", "j", {"cpu": "1", "memory": "1Gi"})]
+    plain = pod("loose", "", {"cpu": "1", "memory": "100Pi"}, node_name="n1")
+    del plain["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
+    assert open_session(cluster(*objs), Trace(enabled=False)).victim_bound_exact()
+    assert not open_session(cluster(*objs, plain), Trace(enabled=False)).victim_bound_exact()
