@@ -147,7 +147,7 @@ class Job:
                  "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
-                 "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts")
+                 "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts", "accum_facts")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -193,6 +193,9 @@ class Job:
         # What NodeFit reads of the tasks' requests (nodefit.request_facts), kept while no task is added: a
         # task's requests never change, and a SnapshotCache hands kept jobs over with their tasks.
         self.request_facts: Any = None
+        # What capacity's tree build reads of the requests and minResources (whether every value is an
+        # integer, the sums of their magnitudes), kept likewise while no task is added.
+        self.accum_facts: Any = None
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:
@@ -224,6 +227,7 @@ class Job:
     def add_task(self, task: Task) -> None:
         self.tasks[task.uid] = task
         self.request_facts = None
+        self.accum_facts = None
         self._index_add(task.status, task)
         self.total_request.add(task.resreq)
         if task.status & ALLOCATED_STATUSES:

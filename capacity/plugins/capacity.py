@@ -187,7 +187,7 @@ class FixedTree:
     session changes). The next session on the same specs starts from them: it resets the busy queues and
     its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
 
-    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed")
+    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed", "leaves")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -201,6 +201,21 @@ class FixedTree:
         self.order_pairs: dict[tuple[str, str], Any] = {}  # queue_order's pairs over those attributes
         # The last session's attributes and the queue numbers it reported at close (CycleResult.queues).
         self.closed: tuple[dict[str, QueueAttr], dict[str, Any]] | None = None
+        # The leaves as the last exact build made them, for the next build to take (_accumulate_exact).
+        self.leaves: dict[str, LeafRecord] | None = None
+
+
+class LeafRecord:
+    """A leaf queue as `_accumulate_exact` built it: its jobs in session order, its allocated, request,
+    inqueue and elastic then (copies, never changed), and at which of its jobs which new scalar keys of
+    which field reached its ancestors (job position -> [(field, keys)])."""
+
+    __slots__ = ("jobs", "parts", "events")
+
+    def __init__(self, jobs: list[Job], attr: QueueAttr, events: dict[int, list[tuple[int, list[str]]]]) -> None:
+        self.jobs = jobs
+        self.parts = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
+        self.events = events
 
 
 def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
@@ -579,8 +594,11 @@ class CapacityPlugin(Plugin):
                         chain = [attrs[a] for a in names]
                         attrs[name].ancestors = chain
                         chain[-1].children[name] = attrs[name]
-            if self._accumulate_exact() if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
+            prev = fixed.leaves
+            fixed.leaves = None
+            if self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
                 return None
+            fixed.leaves = getattr(self, "_leaves", None)
             self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
             ssn.notes.extend(fixed.notes)
             for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
@@ -627,9 +645,10 @@ class CapacityPlugin(Plugin):
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
         if cache is not None:
-            cache.plugin_state[self.name] = FixedTree(
+            tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
+            tree.leaves = self._leaves if exact else None
         for attr in self.attrs.values():
             update_share(attr)
 
@@ -656,17 +675,42 @@ class CapacityPlugin(Plugin):
                 anc.elastic.add(deltas[3])
         return False
 
-    def _accumulate_exact(self) -> bool:
+    def _accumulate_exact(self, prev: dict[str, LeafRecord] | None = None) -> bool:
         """`_accumulate_stepwise` when every value it adds is an integer and every sum stays exact
         (`_accumulation_exact`): the leaves accumulate job by job as there, and each ancestor ends as the
         plain sum of its leaves, which is what the job-by-job deltas add up to when no addition rounds.
         The scalar keys of each ancestor take the order in which the deltas would have brought them
-        (tests/unit/test_capacity_open_fast.py checks both against `_accumulate_stepwise`)."""
+        (tests/unit/test_capacity_open_fast.py checks both against `_accumulate_stepwise`).
+
+        `prev`: the last session's leaves as they were built (LeafRecord). A leaf holding the very same
+        jobs in the same order takes their numbers from there instead of adding the jobs again: a job a
+        SnapshotCache hands over is one no task of which moved, in the phase it was built with, so it adds
+        the same values. Its scalar keys reach the ancestors at the same jobs as when it was recorded.
+        Leaves the next session may take so are left in `self._leaves`."""
         attrs = self.attrs
+        jobs = self.ssn.jobs.values()
+        by_leaf: dict[str, list[Job]] = {}
+        for job in jobs:
+            got = by_leaf.get(job.queue)
+            if got is None:
+                by_leaf[job.queue] = [job]
+            else:
+                got.append(job)
+        reused: dict[str, LeafRecord] = {}
+        if prev:
+            for name, now in by_leaf.items():
+                rec = prev.get(name)
+                attr = attrs.get(name)
+                if rec is not None and attr is not None and not attr.children and len(rec.jobs) == len(now) \
+                        and all(map(is_, now, rec.jobs)):
+                    reused[name] = rec
+                    attr.allocated, attr.request, attr.inqueue, attr.elastic = (r.clone() for r in rec.parts)
         visited: dict[str, list[int]] = {}  # leaf -> scalar keys already passed up, per field
         orders: dict[str, tuple[dict[str, None], ...]] = {}  # ancestor -> its scalar keys, per field
+        count: dict[str, int] = {}  # leaf -> its jobs so far
+        events: dict[str, dict[int, list[tuple[int, list[str]]]]] = {}  # leaf -> at its k-th job, new keys
         stalled = False
-        for job in self.ssn.jobs.values():
+        for job in jobs:
             attr = attrs.get(job.queue)
             if attr is None:
                 continue
@@ -675,25 +719,43 @@ class CapacityPlugin(Plugin):
                             "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
                 stalled = True
                 break
-            accumulate_job(attr, job)
+            name = attr.name
+            k = count.get(name, 0)
+            count[name] = k + 1
+            rec = reused.get(name)
+            if rec is None:
+                accumulate_job(attr, job)
             ancestors = attr.ancestors
             if not ancestors:
                 continue
-            seen = visited.get(attr.name)
+            seen = visited.get(name)
             if seen is None:
-                seen = visited[attr.name] = [0, 0, 0, 0]
+                seen = visited[name] = [0, 0, 0, 0]
                 for anc in ancestors:
                     if anc.name not in orders:
                         orders[anc.name] = ({}, {}, {}, {})
+            if rec is not None:
+                for fi, fresh in rec.events.get(k, ()):
+                    for anc in ancestors:
+                        order = orders[anc.name][fi]
+                        for key in fresh:
+                            order.setdefault(key)
+                continue
             for fi, r in enumerate((attr.allocated, attr.request, attr.inqueue, attr.elastic)):
                 sc = r.scalars
                 if sc and len(sc) != seen[fi]:
                     fresh = list(sc)[seen[fi]:]
                     seen[fi] = len(sc)
+                    at = events.get(name)
+                    if at is None:
+                        at = events[name] = {}
+                    at.setdefault(k, []).append((fi, fresh))
                     for anc in ancestors:
                         order = orders[anc.name][fi]
-                        for k in fresh:
-                            order.setdefault(k)
+                        for key in fresh:
+                            order.setdefault(key)
+        self._leaves = None if stalled else {
+            name: reused.get(name) or LeafRecord(by_leaf[name], attrs[name], events.get(name, {})) for name in count}
         # Per ancestor and field: cpu, memory and the scalar sums, added leaf by leaf in `visited` order.
         sums: dict[str, tuple[list[float], list[float], list[dict[str, float]]]] = {}
         for name in visited:
@@ -1306,15 +1368,38 @@ def _accumulation_exact(jobs: Any) -> bool:
     minResources value an integer, and per dimension (cpu, memory, the scalars together) the sum of
     their magnitudes below 2**52. Every value the build adds or subtracts (allocated, request,
     inqueue, elastic, and the partial sums of each in leaves and ancestors) is then an integer no larger
-    than that sum, so no operation rounds and the order of the additions cannot change a sum."""
-    jobs = list(jobs)
-    reqs = [t.resreq for job in jobs for t in job.tasks.values()]
-    reqs += [job.min_resources for job in jobs if job.min_resources is not None]
-    cpus = [r.cpu for r in reqs]
-    mems = [r.memory for r in reqs]
-    scalars = [v for r in reqs if r.scalars for v in r.scalars.values()]
-    # (x % 1 is NaN for an infinite or NaN x; the sum of magnitudes then is not below 2**52 either)
-    return all(all(v % 1 == 0 for v in values) and sum(map(abs, values)) < 2**52 for values in (cpus, mems, scalars))
+    than that sum, so no operation rounds and the order of the additions cannot change a sum.
+
+    Summed job by job (`_job_accum_facts`): with every value an integer the order of the additions cannot
+    move the total across 2**52 (partial sums below 2**53 are exact, and adding magnitudes never lowers a
+    rounded sum), so the answer is that of one sum over all the values."""
+    cpu = mem = scalars = 0.0
+    for job in jobs:
+        integral, c, m, s = _job_accum_facts(job)
+        if not integral:
+            return False
+        cpu += c
+        mem += m
+        scalars += s
+    return cpu < 2**52 and mem < 2**52 and scalars < 2**52
+
+
+def _job_accum_facts(job: Job) -> tuple[bool, float, float, float]:
+    """Whether every cpu, memory and scalar value of a job's requests and minResources is an integer, and
+    the sums of their magnitudes per dimension; kept on the job (Job.accum_facts) while no task is added."""
+    got = job.accum_facts
+    if got is None:
+        reqs = [t.resreq for t in job.tasks.values()]
+        if job.min_resources is not None:
+            reqs.append(job.min_resources)
+        cpus = [r.cpu for r in reqs]
+        mems = [r.memory for r in reqs]
+        scalars = [v for r in reqs if r.scalars for v in r.scalars.values()]
+        # (x % 1 is NaN for an infinite or NaN x)
+        integral = all(all(v % 1 == 0 for v in values) for values in (cpus, mems, scalars))
+        got = job.accum_facts = (integral, float(sum(map(abs, cpus))), float(sum(map(abs, mems))),
+                                 float(sum(map(abs, scalars))))
+    return got  # type: ignore[no-any-return]
 
 
 def _neg(r: Resource) -> Resource:

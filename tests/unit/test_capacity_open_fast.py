@@ -96,6 +96,14 @@ def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
     assert not cap._accumulation_exact([job(Resource(1.0, 1.0, {"x/y": float("nan")}))])
     assert cap._accumulation_exact([job(Resource(-3.0, 0.0, {"x/y": 2.0**51}))])  # magnitudes below 2**52
     assert not cap._accumulation_exact([job(Resource(0.0, 0.0, {"x/y": 2.0**51, "x/z": -(2.0**51)}))])
+    # summed over jobs as over values: two jobs of 2**51 reach 2**52 together
+    assert not cap._accumulation_exact([job(Resource(0.0, 2.0**51)), job(Resource(0.0, 2.0**51))])
+    # the facts kept on a job are dropped when a task is added
+    from capacity.model import Task
+    kept = job(Resource(1.0, 1.0))
+    assert cap._accumulation_exact([kept])
+    kept.add_task(Task("t", "t", "ns", "ns/j", "", Resource(0.5, 1.0), 0, False, "", 1, None, False, ""))
+    assert not cap._accumulation_exact([kept])
 
 
 def test_add_exceeded_is_adding_exceeded_part() -> None:
@@ -228,3 +236,49 @@ def test_gang_job_valid_reads_the_index_as_the_role_checks_do() -> None:
         assert got == reference(job)
         outcomes.add((got, job.roles_to_check))
     assert len(outcomes) == 4  # every branch taken
+
+
+def test_kept_leaves_give_the_numbers_and_key_orders_of_a_fresh_build() -> None:
+    """A SnapshotCache hands the tree build its last leaves (capacity.LeafRecord): leaves whose jobs are all
+    kept take their numbers from there. Cycle after cycle, with pods added to some jobs between cycles (their
+    leaves built again, the others taken), every queue's numbers and scalar key orders are those of a session
+    opened without the cache."""
+    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.scheduler import apply_cycle, run_actions
+
+    rnd = random.Random(5)
+    taken = 0
+    for _ in range(12):
+        c = _random_cluster(rnd)
+        cache = SnapshotCache()
+        last: dict[str, Any] = {}
+        for cycle in range(4):
+            want = _attrs(c)
+            ssn = open_session(c, Trace(enabled=False), None, cache)
+            plugin = ssn.plugins["capacity"]
+            leaves = plugin._leaves or {}
+            taken += sum(1 for name, rec in leaves.items() if last.get(name) is rec)
+            last = leaves
+            got = {}
+            for name, attr in plugin.attrs.items():
+                fields = {}
+                for f in ("allocated", "request", "inqueue", "elastic", "deserved", "real_capability", "capability"):
+                    r = getattr(attr, f)
+                    fields[f] = (r.cpu, r.memory, None if r.scalars is None else list(r.scalars.items()),
+                                 r.max_task_num)
+                got[name] = (fields, attr.share)
+            assert (got, list(ssn.notes)) == want, cycle
+            run_actions(ssn)
+            result = ssn.close()
+            cache.keep()
+            ssn.release()
+            apply_cycle(c, result)
+            # a new pod in a random job: its leaf is built again, the other leaves may be taken
+            groups = list(c.podgroups.values())
+            if groups:
+                pg = rnd.choice(groups)
+                extra = cluster(node("nx"), podgroup(pg.name, pg.queue), pod(f"{pg.name}-x{cycle}", pg.name,
+                                                                            _requests(rnd)))
+                for key, p in extra.pods.items():
+                    c.pods[key] = p
+    assert taken > 0
