@@ -428,7 +428,7 @@ class NodeFit:
             if version - p.version <= 64:  # a few log entries: dedupe them in Python
                 nodes: Any = sorted(set(self.log[p.version:]))
             else:  # many (repeats included): one pass over the stamps, sorted and distinct
-                nodes = np.flatnonzero(self.stamp > p.version)
+                nodes = (self.stamp > p.version).nonzero()[0]
             if p.update_compiled(task, nodes):  # (any number of nodes: the compiled loop, where it applies)
                 pass
             elif 2 * len(nodes) >= self.n:
@@ -494,7 +494,7 @@ class Placement:
         sel = np.arange(fit.n) if idx is None else idx
         s1 = np.full(len(sel), -np.inf)
         s2 = np.full(len(sel), -np.inf)
-        ci = np.flatnonzero(cand)
+        ci = cand.nonzero()[0]
         if len(ci):
             scores = self.ssn.node_scores_vector(task, sel[ci])
             g1 = fits_idle[ci]

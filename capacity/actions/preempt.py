@@ -361,7 +361,7 @@ def _predicate_nodes_vector(run: PreemptRun, fit: NodeFit, task: Task, fit_error
     if pv is None:
         return None
     fail = visit & pv.unresolvable
-    ok = np.flatnonzero(visit & ~fail)
+    ok = (visit & ~fail).nonzero()[0]
     if len(ok) >= limit > 0:
         ok = ok[:limit]
         fail[int(ok[-1]) + 1:] = False  # the loop stops at the limit-th feasible node

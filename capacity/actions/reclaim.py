@@ -192,7 +192,7 @@ def _fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any]
     table = victim_table(ssn, fit)
     has, room = table.plan(task, table.reclaimees(ssn, job.queue), keep, possible)
     has &= keep
-    return np.flatnonzero(has & room), np.flatnonzero(has & ~room)
+    return (has & room).nonzero()[0], (has & ~room).nonzero()[0]
 
 
 def validate_victims(task: Task, node, victims: list[Task]) -> bool:  # noqa: ANN001

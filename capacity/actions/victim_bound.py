@@ -177,13 +177,13 @@ class VictimTable:
         test = bound.test
         if bound.key is None:
             out = np.zeros(len(tasks), dtype=bool)
-            ask = np.flatnonzero(rows)
+            ask = rows.nonzero()[0]
             out[ask] = [test(tasks[k]) for k in ask.tolist()]
             return out
         flags = self.flags.get(bound.key)
         if flags is None:
             flags = self.flags[bound.key] = np.full(len(tasks), -1, dtype=np.int8)
-        ask = np.flatnonzero(rows & (flags < 0))
+        ask = (rows & (flags < 0)).nonzero()[0]
         if len(ask):
             flags[ask] = [test(tasks[k]) for k in ask.tolist()]
         return flags > 0

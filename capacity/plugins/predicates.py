@@ -108,6 +108,10 @@ def static_reason(spec: PodSpec, node: Node) -> str | None:
     return None
 
 
+_PLAIN_SIGNATURE = repr(([], [], []))
+"""`PredicatesPlugin._signature` of a pod without node selector, affinity or tolerations."""
+
+
 def _required(spec: PodSpec, kind: str) -> list[Any]:
     return ((spec.affinity or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
@@ -170,6 +174,8 @@ class PredicatesPlugin(Plugin):
 
     # ---- all nodes at once (capacity.nodefit) --------------------------------------------------------
     def _signature(self, spec: PodSpec) -> str:
+        if not spec.node_selector and spec.affinity is None and not spec.tolerations:
+            return _PLAIN_SIGNATURE  # (most pods: no selector, affinity or toleration)
         got = self._signatures.get(id(spec))
         if got is not None and got[0] is spec:
             return got[1]

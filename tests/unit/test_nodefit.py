@@ -268,3 +268,23 @@ def test_victim_bounds_without_nodefit_read_the_same_requests(monkeypatch: pytes
     del plain["metadata"]["annotations"]["scheduling.k8s.io/group-name"]
     assert open_session(cluster(*objs), Trace(enabled=False)).victim_bound_exact()
     assert not open_session(cluster(*objs, plain), Trace(enabled=False)).victim_bound_exact()
+
+
+def test_placement_signature_of_a_plain_pod_is_the_general_one() -> None:
+    """predicates' signature (part of the placement key) has a shortcut for pods without selector,
+    affinity or tolerations; it must be the text the general formula gives, and no other pod may get it."""
+    from capacity.model import PodSpec
+    from capacity.plugins import predicates
+
+    def spec(selector: dict, affinity: dict | None, tolerations: list) -> PodSpec:
+        return PodSpec({}, {}, selector, affinity, tolerations, "", "", "", "", "", False, 0)
+
+    plugin = predicates.PredicatesPlugin.__new__(predicates.PredicatesPlugin)
+    plugin._signatures = {}
+    required = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"k": "v"}]}}
+    specs = [spec({}, None, []), spec({"zone": "a"}, None, []), spec({}, required, []),
+             spec({}, {}, []), spec({}, None, [{"key": "gpu", "operator": "Exists"}])]
+    for s in specs:
+        general = repr((sorted(s.node_selector.items()), predicates._required(s, "nodeAffinity"), s.tolerations))
+        assert plugin._signature(s) == general
+    assert [plugin._signature(s) == predicates._PLAIN_SIGNATURE for s in specs] == [True, False, False, True, False]
