@@ -1389,17 +1389,32 @@ def _job_accum_facts(job: Job) -> tuple[bool, float, float, float]:
     the sums of their magnitudes per dimension; kept on the job (Job.accum_facts) while no task is added."""
     got = job.accum_facts
     if got is None:
-        reqs = [t.resreq for t in job.tasks.values()]
-        if job.min_resources is not None:
-            reqs.append(job.min_resources)
-        cpus = [r.cpu for r in reqs]
-        mems = [r.memory for r in reqs]
-        scalars = [v for r in reqs if r.scalars for v in r.scalars.values()]
-        # (x % 1 is NaN for an infinite or NaN x)
-        integral = all(all(v % 1 == 0 for v in values) for values in (cpus, mems, scalars))
-        got = job.accum_facts = (integral, float(sum(map(abs, cpus))), float(sum(map(abs, mems))),
-                                 float(sum(map(abs, scalars))))
+        got = job.accum_facts = _accum_facts(job)
     return got  # type: ignore[no-any-return]
+
+
+_NOT_INTEGRAL = (False, 0.0, 0.0, 0.0)
+
+
+def _accum_facts(job: Job) -> tuple[bool, float, float, float]:
+    """(x % 1 is NaN for an infinite or NaN x, so neither is an integer.)"""
+    cpu = mem = scalars = 0.0
+    reqs = [t.resreq for t in job.tasks.values()]
+    if job.min_resources is not None:
+        reqs.append(job.min_resources)
+    for r in reqs:
+        c, m = r.cpu, r.memory
+        if not (c % 1 == 0 and m % 1 == 0):
+            return _NOT_INTEGRAL
+        cpu += abs(c)
+        mem += abs(m)
+        sc = r.scalars
+        if sc:
+            for v in sc.values():
+                if v % 1 != 0:  # (NaN too)
+                    return _NOT_INTEGRAL
+                scalars += abs(v)
+    return True, cpu, mem, scalars
 
 
 def _neg(r: Resource) -> Resource:
