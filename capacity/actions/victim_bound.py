@@ -75,31 +75,35 @@ class VictimTable:
 
     def __init__(self, ssn: Session, fit: NodeFit) -> None:
         self.fit = fit
-        tasks: list[Task] = []
-        node_of: list[int] = []
-        all_tasks, jobs = ssn.all_tasks, ssn.jobs
+        # One pass over the nodes' tasks, one tuple per row; columns by transposing.
+        get_task, get_job = ssn.all_tasks.get, ssn.jobs.get
+        rows: list[tuple[Any, ...]] = []
+        append = rows.append
         for i, node in enumerate(fit.nodes):
             for nt in node.tasks.values():
-                t = all_tasks.get(nt.uid)
-                if t is not None and t.job in jobs:
-                    tasks.append(t)
-                    node_of.append(i)
-        self.tasks = tasks
+                t = get_task(nt.uid)
+                if t is not None:
+                    job = get_job(t.job)
+                    if job is not None:
+                        r = t.resreq
+                        append((t, i, job.queue, t.job, t.preemptable, t.best_effort, r.cpu, r.memory, r.scalars))
+        cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 9
+        tasks, node_of, queue_of, job_of, preemptable, best_effort, cpu, memory, scalars = cols
+        self.tasks: list[Task] = list(tasks)
         self.node = np.array(node_of, dtype=np.intp)
-        queue_of = [jobs[t.job].queue for t in tasks]
-        self.queue_ids = {q: k for k, q in enumerate(sorted(set(queue_of)))}
-        self.queue = np.array([self.queue_ids[q] for q in queue_of], dtype=np.intp)
-        self.job_ids = {j: k for k, j in enumerate(sorted({t.job for t in tasks}))}
-        self.job = np.array([self.job_ids[t.job] for t in tasks], dtype=np.intp)
-        self.preemptable = np.array([t.preemptable for t in tasks], dtype=bool)
-        self.best_effort = np.array([t.best_effort for t in tasks], dtype=bool)
-        reclaimable = {q: ssn.queues[q].reclaimable for q in self.queue_ids if q in ssn.queues}
-        self.reclaimable = np.array([reclaimable.get(q, False) for q in queue_of], dtype=bool)
-        reqs = [t.resreq for t in tasks]
-        cols = [[r.cpu for r in reqs], [r.memory for r in reqs]]
+        queue_ids = self.queue_ids = {q: k for k, q in enumerate(sorted(set(queue_of)))}
+        self.queue = np.array([queue_ids[q] for q in queue_of], dtype=np.intp)
+        job_ids = self.job_ids = {j: k for k, j in enumerate(sorted(set(job_of)))}
+        self.job = np.array([job_ids[j] for j in job_of], dtype=np.intp)
+        self.preemptable = np.array(preemptable, dtype=bool)
+        self.best_effort = np.array(best_effort, dtype=bool)
+        queues = ssn.queues
+        reclaimable = np.array([q in queues and queues[q].reclaimable for q in queue_ids], dtype=bool)
+        self.reclaimable = reclaimable[self.queue]  # (per queue id, then per row)
+        req = [cpu, memory]
         for k in fit.scalar_dims:
-            cols.append([r.scalars.get(k, 0.0) if r.scalars else 0.0 for r in reqs])
-        self.req = np.array(cols, dtype=float).reshape(len(fit.dims), len(reqs))  # NodeFit._row per task
+            req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
+        self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
         self.version = -1
         self.refresh(ssn)
 
