@@ -47,16 +47,33 @@ _NEG_EPS = -MIN_RESOURCE
 
 
 class CandidateList(Sequence):
-    """Nodes that passed a vectorised filter, in NodeList order; `idx` holds their NodeList positions."""
+    """Nodes that passed a vectorised filter, in NodeList order; `idx` holds their NodeList positions.
 
-    __slots__ = ("nodes", "idx", "placement", "version")
+    From a Placement (allocate), `idx` is found only when read: the node choice reads the Placement
+    itself, so the untraced path needs no list of positions, only to know that there is one."""
 
-    def __init__(self, nodes: list[Node], idx: np.ndarray, placement: Placement | None = None,
+    __slots__ = ("nodes", "_idx", "placement", "version")
+
+    def __init__(self, nodes: list[Node], idx: np.ndarray | None, placement: Placement | None = None,
                  version: int = -1) -> None:
         self.nodes = nodes
-        self.idx = idx
+        self._idx = idx  # None: the candidates of `placement` (not empty), as they were at `version`
         self.placement = placement  # the Placement they came from, valid while the NodeFit log is at version
         self.version = version
+
+    @property
+    def idx(self) -> np.ndarray:
+        idx = self._idx
+        if idx is None:
+            placement = self.placement
+            assert placement is not None
+            if len(placement.fit.log) != self.version:  # its candidates have moved on since
+                raise RuntimeError("CandidateList read after the nodes changed")
+            idx = self._idx = placement.cand.nonzero()[0]
+        return idx
+
+    def __bool__(self) -> bool:
+        return self._idx is None or len(self._idx) > 0
 
     def __len__(self) -> int:
         return len(self.idx)
@@ -234,6 +251,7 @@ class NodeFit:
         self.dirty: set[int] = set(changed)
         self.mirror_dirty: set[int] = set(changed)  # nodes whose mirror sums must be added up again
         self.log: list[int] = []  # every refreshed node position, in order: what changed since version v
+        self.log_array = np.empty(max(64, n), dtype=np.int64)  # `log` as int64 (grown as needed): its spans as views
         # Per node, len(log) right after its last refresh: node i changed since version v iff stamp[i] > v.
         self.stamp = np.zeros(n, dtype=np.int64)
         self.placements: dict[tuple[Any, ...], Placement] = {}
@@ -241,7 +259,7 @@ class NodeFit:
         # positions it flags.
         self.lean_loop = kernels.lean_loop() if n >= kernels.MIN_NODES else None
         self.all_positions = np.arange(n, dtype=np.int64)
-        self.flag_buffer = np.empty(n, dtype=np.int64)
+        self.flag_buffer = np.empty(max(n, 64), dtype=np.int64)  # (64: the longest log span handed over)
         for i, node in enumerate(self.nodes):
             node.index = i
             node.fit = self
@@ -339,11 +357,17 @@ class NodeFit:
                 idle_rows[i] = [*idle_row, 0.0]
                 fi_rows[i] = [*fi_row, 0.0]
         log = self.log
+        start = len(log)
         log.extend(dirty)
         version = len(log)
         stamp = self.stamp
-        for i in dirty:
+        logged = self.log_array
+        if version > len(logged):
+            logged = self.log_array = np.resize(logged, 2 * version)
+        for i in dirty:  # (the order `extend` took)
             stamp[i] = version
+            logged[start] = i
+            start += 1
         dirty.clear()
         for i in self.mirror_dirty:
             mirror = nodes[i].mirror
@@ -425,7 +449,15 @@ class NodeFit:
             # the last session's answers, good but for the nodes read again since (log[0:])
             p = self.placements[key] = Placement.resume(self, got)
         if p.version != version:
-            if version - p.version <= 64:  # a few log entries: dedupe them in Python
+            few = version - p.version <= 64
+            if few and p.compiled(task):
+                # The compiled loop answers each node afresh from the tables, so a node listed twice or out of
+                # order costs one more answer, the same: the log's span as it is (at most 64 <= n positions,
+                # what the flag buffer holds).
+                p.update_compiled(task, self.log_array[p.version:version])
+                p.version = version
+                return p
+            if few:  # a few log entries: dedupe them in Python
                 nodes: Any = sorted(set(self.log[p.version:]))
             else:  # many (repeats included): one pass over the stamps, sorted and distinct
                 nodes = (self.stamp > p.version).nonzero()[0]
@@ -531,6 +563,11 @@ class Placement:
                         compiled = (rk, rv, *pred_args, *score_args)
                 per_node = self.per_node = (req, preds, scorers, compiled)
         return per_node
+
+    def compiled(self, task: Task) -> bool:
+        """Whether `update_compiled` applies to this kind of task."""
+        per_node = self._per_node(task)
+        return per_node is not False and per_node[3] is not None
 
     def update_compiled(self, task: Task, idx: Any) -> bool:
         """`update_nodes` for the positions idx (None: every node) through the compiled loop

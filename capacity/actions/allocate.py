@@ -195,10 +195,10 @@ def _predicate_all_nodes(ssn: Session, task: Task) -> tuple[CandidateList, Mappi
         return None
     placement = fit.placement(task)
     if placement is not None:
-        idx = placement.cand.nonzero()[0]  # (the method: np.flatnonzero's wrapper costs 3x)
-        if len(idx):
+        cand = placement.cand
+        if cand[int(cand.argmax())]:  # (the first candidate, if any: no list of them needed to know)
             version = len(fit.log)
-            return (CandidateList(ssn.node_list, idx, placement, version),
+            return (CandidateList(ssn.node_list, None, placement, version),
                     DeferredErrors(lambda: _fit_errors(ssn, fit, task), fit, version))
     return _fit_errors(ssn, fit, task)
 
@@ -223,13 +223,12 @@ def fit_summary(errors: Mapping[str, FitError], total: int) -> str:
 
 def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node | None, bool]:
     """Gradient G1 (fits Idle) then G2 (fits FutureIdle); a single node wins unscored (§8.2)."""
-    idx = getattr(candidates, "idx", None)
-    fit = ssn.node_fit() if idx is not None else None
+    fit = ssn.node_fit() if isinstance(candidates, CandidateList) else None
     if fit is not None:
-        placement = candidates.placement
-        if placement is not None and candidates.version == len(fit.log):
+        placement = candidates.placement  # type: ignore[attr-defined]
+        if placement is not None and candidates.version == len(fit.log):  # type: ignore[attr-defined]
             return _choose_from_placement(ssn, task, placement)
-        return _choose_node_vector(ssn, fit, task, idx)
+        return _choose_node_vector(ssn, fit, task, candidates.idx)  # type: ignore[attr-defined]
     g1 = [n for n in candidates if task.init_resreq.less_equal(n.idle, ZERO)]
     g1_names = {n.name for n in g1}
     g2 = [n for n in candidates if n.name not in g1_names]

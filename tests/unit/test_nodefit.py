@@ -288,3 +288,21 @@ def test_placement_signature_of_a_plain_pod_is_the_general_one() -> None:
         general = repr((sorted(s.node_selector.items()), predicates._required(s, "nodeAffinity"), s.tolerations))
         assert plugin._signature(s) == general
     assert [plugin._signature(s) == predicates._PLAIN_SIGNATURE for s in specs] == [True, False, False, True, False]
+
+
+def test_a_pod_that_fits_no_node_is_reported_as_by_the_reference() -> None:
+    """On the Placement path allocate learns that a pod has candidates without listing them; a pod that
+    fits nowhere must still be left with its fit errors (the noFit record), as on the reference path."""
+    objs = openb_slice(pods=40)
+    req = {"cpu": "900", "memory": "1Gi"}
+    objs.append({"kind": "PodGroup", "metadata": {"name": "huge", "namespace": "openb"},
+                 "spec": {"queue": "dept-00-q00", "minMember": 1}, "status": {"phase": "Inqueue"}})
+    objs.append({"kind": "Pod", "metadata": {"name": "huge", "namespace": "openb", "uid": "huge",
+                                             "annotations": {"scheduling.k8s.io/group-name": "huge"}},
+                 "spec": {"containers": [{"name": "main", "resources": {"requests": req}}]},
+                 "status": {"phase": "Pending"}})
+    reference, ref_records = run(objs, vectorised=False, traced=True, cycles=1)
+    fast, fast_records = run(objs, vectorised=True, traced=True, cycles=1)
+    assert fast == reference
+    assert fast_records == ref_records
+    assert any(r["kind"] == "noFit" and r["subject"] == "openb/huge" for r in fast_records)
