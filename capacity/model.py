@@ -147,7 +147,8 @@ class Job:
                  "task_min_available_total", "roles_to_check", "priority", "preemptable", "has_preemptable_key",
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
-                 "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts", "accum_facts")
+                 "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts", "accum_facts",
+                 "order_key")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -196,6 +197,9 @@ class Job:
         # What capacity's tree build reads of the requests and minResources (whether every value is an
         # integer, the sums of their magnitudes), kept likewise while no task is added.
         self.accum_facts: Any = None
+        # The session's job order as one comparable key (Session.job_less with plugins' order keys), kept
+        # while the gang counters it reads stay put; None: not made yet.
+        self.order_key: Any = None
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:
@@ -208,8 +212,10 @@ class Job:
         bucket[task.uid] = task
         if status in READY_STATUSES:
             self.ready_num += 1
+            self.order_key = None
         elif status == S.PENDING and task.best_effort:
             self.pending_best_effort_num += 1
+            self.order_key = None
 
     def _index_remove(self, status: int, uid: str) -> None:
         bucket = self.index.get(status)
@@ -221,8 +227,10 @@ class Job:
     def _index_forget(self, status: int, task: Task) -> None:
         if status in READY_STATUSES:
             self.ready_num -= 1
+            self.order_key = None
         elif status == S.PENDING and task.best_effort:
             self.pending_best_effort_num -= 1
+            self.order_key = None
 
     def add_task(self, task: Task) -> None:
         self.tasks[task.uid] = task

@@ -145,6 +145,8 @@ class Session:
         self.options = options or SessionOptions()
         self.tiers: list[list[PluginOption]] = self.conf.tiers
         self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
+        # Per point, plugins whose order function is also a key (add_order_key).
+        self.order_keys: dict[str, dict[str, Callable[[Any], Any]]] = {}
         self.handlers: list[EventHandler] = []
         self.plugins: dict[str, Any] = {}
         self.result = CycleResult()
@@ -227,6 +229,7 @@ class Session:
                     job.nodes_fit_errors = {}
                     job.conditions = {}
                     job.unschedulable_this_session = False
+                    job.order_key = None  # (made by the last session's order)
                     same.add(uid)
                     continue
             jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
@@ -273,6 +276,12 @@ class Session:
         self.fns.setdefault(point, {})[plugin] = fn
         self._tier_cache.pop(point, None)
         self._flat_cache.pop(point, None)
+        self._less_cache.pop(point, None)
+
+    def add_order_key(self, point: str, plugin: str, key: Callable[[Any], Any]) -> None:
+        """`plugin`'s order function at `point` as a key: fn(l, r) < 0 iff key(l) < key(r), and 0 iff equal.
+        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less)."""
+        self.order_keys.setdefault(point, {})[plugin] = key
         self._less_cache.pop(point, None)
 
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -338,7 +347,13 @@ class Session:
         """JobOrderFn (session_plugins.go): the plugins, then creation time, then UID."""
         cached = self._less_cache.get("jobOrder")
         if cached is None:
-            cached = self._less_cache["jobOrder"] = _first_decisive(self.flat("jobOrder"), _job_tie)
+            pairs = self.flat("jobOrder")
+            keys = self.order_keys.get("jobOrder", {})
+            if len(pairs) == 2 and all(name in keys for name, _fn in pairs):
+                cached = _keyed_job_less(keys[pairs[0][0]], keys[pairs[1][0]])
+            else:
+                cached = _first_decisive(pairs, _job_tie)
+            self._less_cache["jobOrder"] = cached
         return cached
 
     def queue_less(self) -> Callable[[QueueSpec, QueueSpec], bool]:
@@ -856,6 +871,24 @@ def _queue_tie(l: QueueSpec, r: QueueSpec) -> bool:
     if l.creation != r.creation:
         return l.creation < r.creation
     return l.name < r.name
+
+
+def _keyed_job_less(k0: Callable[[Job], Any], k1: Callable[[Job], Any]) -> Callable[[Job, Job], bool]:
+    """`_first_decisive` for two job orders that have keys (the usual priority and gang): each job's key
+    (k0, k1, creation, UID) made once and kept on the job (Job.order_key, dropped when the gang counters
+    move), so a heap comparison is one tuple comparison: the first differing field decides as the first
+    decisive plugin, then _job_tie, would."""
+
+    def less(l: Job, r: Job) -> bool:
+        kl = l.order_key
+        if kl is None:
+            kl = l.order_key = (k0(l), k1(l), l.creation, l.uid)
+        kr = r.order_key
+        if kr is None:
+            kr = r.order_key = (k0(r), k1(r), r.creation, r.uid)
+        return kl < kr  # type: ignore[no-any-return]
+
+    return less
 
 
 def _first_decisive(pairs: tuple[tuple[str, Callable[..., Any]], ...],

@@ -20,6 +20,7 @@ class GangPlugin(Plugin):
         ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
         ssn.add_possible_fn("reclaimable", self.name, self.possible_victims)
         ssn.add_fn("jobOrder", self.name, self.job_order)
+        ssn.add_order_key("jobOrder", self.name, self.job_order_key)
         ssn.add_fn("jobReady", self.name, self.job_ready)
         ssn.add_fn("jobPipelined", self.name, self.job_pipelined)
         ssn.add_fn("jobStarving", self.name, self.job_starving)
@@ -75,6 +76,11 @@ class GangPlugin(Plugin):
         if lr == rr:
             return 0
         return 1 if lr else -1
+
+    @staticmethod
+    def job_order_key(job: Job) -> bool:
+        """`job_order` as a key: jobs not ready yet first."""
+        return job.ready_num + job.pending_best_effort_num >= job.min_available
 
     def job_ready(self, job: Job) -> bool:
         return job.check_task_ready() and job.is_ready()

@@ -19,6 +19,11 @@ def _priority_order(l: Job | Task, r: Job | Task) -> int:
     return -1 if lp > rp else 1
 
 
+def _priority_key(job: Job) -> int:
+    """`_priority_order` on jobs as a key: higher priority first."""
+    return -job.priority
+
+
 class PriorityPlugin(Plugin):
     name = "priority"
 
@@ -26,6 +31,7 @@ class PriorityPlugin(Plugin):
         self.ssn = ssn
         ssn.add_fn("taskOrder", self.name, _priority_order)
         ssn.add_fn("jobOrder", self.name, _priority_order)
+        ssn.add_order_key("jobOrder", self.name, _priority_key)
         ssn.add_fn("preemptable", self.name, self.preemptable)
         ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
         ssn.add_fn("jobStarving", self.name, self.job_starving)
