@@ -16,7 +16,6 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -100,23 +99,25 @@ def _settled(node: Node) -> bool:
     return _zero(node.releasing) and _zero(node.pipelined)
 
 
-def _exact(v: float) -> bool:
-    """An integer of magnitude below EXACT_LIMIT (NaN and infinities are not)."""
-    return abs(v) < EXACT_LIMIT and math.floor(v) == v
-
-
 def request_facts(resources: list[Resource]) -> tuple[frozenset[str], bool]:
-    """The scalar names among these resources, and whether every cpu, memory and scalar value is `_exact`."""
+    """The scalar names among these resources, and whether every cpu, memory and scalar value is an integer
+    of magnitude below EXACT_LIMIT (NaN and infinities are not: the magnitude test fails first)."""
     names: set[str] = set()
     exact = True
+    lim = EXACT_LIMIT
     for r in resources:
-        if exact and not (_exact(r.cpu) and _exact(r.memory)):
-            exact = False
+        if exact:
+            c, m = r.cpu, r.memory
+            if not (abs(c) < lim and c % 1 == 0 and abs(m) < lim and m % 1 == 0):
+                exact = False
         s = r.scalars
         if s:
             names.update(s)
-            if exact and not all(_exact(v) for v in s.values()):
-                exact = False
+            if exact:
+                for v in s.values():
+                    if not (abs(v) < lim and v % 1 == 0):
+                        exact = False
+                        break
     return frozenset(names), exact
 
 

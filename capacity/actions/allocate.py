@@ -41,6 +41,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
     jobs_by_queue: dict[str, PriorityQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
     tracing = ssn.trace.enabled
+    task_less, job_less = ssn.task_less(), ssn.job_less()
     for job in ssn.jobs.values():
         if job.is_pending():
             if has_enqueue:
@@ -55,7 +56,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
         queue = ssn.queues.get(job.queue)
         if queue is None:
             continue
-        tasks: PriorityQueue[Task] = PriorityQueue(ssn.task_less())
+        tasks: PriorityQueue[Task] = PriorityQueue(task_less)
         for t in job.tasks_in(TaskStatus.PENDING):
             if t.sch_gated or t.best_effort:
                 continue
@@ -63,7 +64,10 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
         if tasks.empty():
             continue
         worksheets[job.uid] = tasks
-        jobs_by_queue.setdefault(queue.name, PriorityQueue(ssn.job_less())).push(job)
+        jobs = jobs_by_queue.get(queue.name)
+        if jobs is None:
+            jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less)
+        jobs.push(job)
         if queue.name not in queued:
             queued.add(queue.name)
             queues.push(queue)

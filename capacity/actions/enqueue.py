@@ -26,7 +26,10 @@ def execute(ssn: Session) -> None:
             seen.add(queue.name)
             order.append(queue)
         if job.is_pending():
-            pending.setdefault(queue.name, PriorityQueue(job_less)).push(job)
+            jobs = pending.get(queue.name)
+            if jobs is None:
+                jobs = pending[queue.name] = PriorityQueue(job_less)
+            jobs.push(job)
     # A turn on a queue without jobs pops it and decides nothing: the heap matters only while two queues or
     # more have jobs to try (pushed only then; the order and the comparisons are the same).
     left = len(pending)
