@@ -96,8 +96,8 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queu
                 detail.update(describe(queue))
             trace.event_with("allocateJob", job.uid, queue.name, detail)
         tasks = worksheets[job.uid]
-        stmt = allocate_for_tasks(ssn, job, tasks, queue)
-        if stmt is not None and ssn.job_ready(job):
+        stmt, ready = _allocate_for_tasks(ssn, job, tasks, queue)
+        if stmt is not None and ready:
             stmt.commit()
             if tasks.items:
                 jobs.push(job)
@@ -105,8 +105,16 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queu
 
 
 def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue: QueueSpec) -> Statement | None:
+    return _allocate_for_tasks(ssn, job, tasks, queue)[0]
+
+
+def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
+                        queue: QueueSpec) -> tuple[Statement | None, bool]:
+    """allocateResourcesForTasks, with JobReady as the statement leaves the job (the caller asks next):
+    asked once where Volcano asks up to three times with nothing changing the job in between."""
     stmt = Statement(ssn)
     trace = ssn.trace
+    ready = False
     while tasks.items:
         task = tasks.pop()
         if not ssn.allocatable(queue, task):
@@ -148,13 +156,16 @@ def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue
         else:
             stmt.pipeline(task, best.name, False)
         if ssn.job_ready(job):
+            ready = True
             break
-    if ssn.job_ready(job) or ssn.job_pipelined(job):
-        return stmt
+    if not ready:
+        ready = ssn.job_ready(job)
+    if ready or ssn.job_pipelined(job):
+        return stmt, ready
     stmt.discard()
     if trace.enabled:
         trace.event("gangDiscard", job.uid, False, ready=job.ready_task_num(), minAvailable=job.min_available)
-    return None
+    return None, False
 
 
 def _nominated_candidates(ssn: Session, task: Task) -> list[Node]:
