@@ -147,6 +147,7 @@ class Session:
         self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
         # Per point, plugins whose order function is also a key (add_order_key).
         self.order_keys: dict[str, dict[str, Callable[[Any], Any]]] = {}
+        self.order_lesses: dict[str, dict[str, Callable[[Any], Callable[[Any, Any], bool]]]] = {}  # add_order_less
         self.handlers: list[EventHandler] = []
         self.plugins: dict[str, Any] = {}
         self.result = CycleResult()
@@ -284,6 +285,12 @@ class Session:
         self.order_keys.setdefault(point, {})[plugin] = key
         self._less_cache.pop(point, None)
 
+    def add_order_less(self, point: str, plugin: str, make: Callable[[Any], Callable[[Any, Any], bool]]) -> None:
+        """`plugin`'s order at `point` and the tie-break after it as one `less`: make(tie) answers as
+        `_first_decisive` over that plugin alone would. Used when it is the point's only enabled plugin."""
+        self.order_lesses.setdefault(point, {})[plugin] = make
+        self._less_cache.pop(point, None)
+
     def add_event_handler(self, handler: EventHandler) -> None:
         self.handlers.append(handler)
 
@@ -360,7 +367,10 @@ class Session:
         """QueueOrderFn: the plugins, then creation time, then name."""
         cached = self._less_cache.get("queueOrder")
         if cached is None:
-            cached = self._less_cache["queueOrder"] = _first_decisive(self.flat("queueOrder"), _queue_tie)
+            pairs = self.flat("queueOrder")
+            make = self.order_lesses.get("queueOrder", {}).get(pairs[0][0]) if len(pairs) == 1 else None
+            cached = make(_queue_tie) if make is not None else _first_decisive(pairs, _queue_tie)
+            self._less_cache["queueOrder"] = cached
         return cached
 
     def task_less(self) -> Callable[[Task, Task], bool]:

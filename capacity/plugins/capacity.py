@@ -482,6 +482,7 @@ class CapacityPlugin(Plugin):
         self.trace = ssn.trace
         self.attrs: dict[str, QueueAttr] = {}
         self._order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]] = {}
+        self._task_names: dict[str, frozenset[str]] = {}  # reclaimable_possible: ResourceNames per task
         self._fit_texts: dict[tuple[str, Any], tuple[str, list[str]]] = {}  # trace: reasons of a fitting path
         self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
         self.hierarchy = ssn.hierarchy_enabled(self.name)
@@ -500,6 +501,7 @@ class CapacityPlugin(Plugin):
         else:
             self._build_flat()
             ssn.add_fn("queueOrder", self.name, self.queue_order)
+            ssn.add_order_less("queueOrder", self.name, self.queue_less)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
         ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
@@ -566,6 +568,7 @@ class CapacityPlugin(Plugin):
     def _build_hierarchical(self) -> None:
         ssn = self.ssn
         self.ssn.add_fn("queueOrder", self.name, self.queue_order)
+        self.ssn.add_order_less("queueOrder", self.name, self.queue_less)
         self.ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
         cache = ssn.cache
         key = _tree_key(ssn, self.total) if cache is not None else None
@@ -850,6 +853,32 @@ class CapacityPlugin(Plugin):
         if ls == rs:
             return tie
         return -1 if ls < rs else 1
+
+    def queue_less(self, tie: Any) -> Any:
+        """The queue heaps' `less` when capacity is the only queue order: `queue_order`, then `tie`, in one
+        call (Session.add_order_less)."""
+        make = self._order_pair
+
+        def less(l: QueueSpec, r: QueueSpec) -> bool:
+            lp = l.priority
+            rp = r.priority
+            if lp != rp:
+                return lp > rp  # type: ignore[no-any-return]
+            pairs = self._order_pairs
+            key = (l.name, r.name)
+            pair = pairs.get(key)
+            if pair is None:
+                pair = pairs[key] = make(l, r)
+            if pair.__class__ is int:
+                return pair < 0 if pair != 0 else tie(l, r)  # type: ignore[no-any-return,operator]
+            lq, rq, then = pair  # type: ignore[misc]
+            ls = lq.share
+            rs = rq.share
+            if ls == rs:
+                return then < 0 if then != 0 else tie(l, r)  # type: ignore[no-any-return]
+            return ls < rs  # type: ignore[no-any-return]
+
+        return less
 
     def _order_pair(self, l: QueueSpec, r: QueueSpec) -> int | tuple[QueueAttr, QueueAttr, int]:
         """What `_queue_order` compares for l and r past priority: a fixed answer, or the two
@@ -1165,6 +1194,7 @@ class CapacityPlugin(Plugin):
             key = (names,)
         jobs = ssn.jobs
         facts = self._victim_facts()
+        names_of = self._task_names  # (a task's requests never change)
 
         def test(t: Task) -> bool:
             job = jobs.get(t.job)
@@ -1173,7 +1203,9 @@ class CapacityPlugin(Plugin):
                 return False
             attr, deserved_names, zero_guarantee, cpu_over, mem_over, over_scalars = f
             r = t.resreq
-            tnames = set(r.resource_names())
+            tnames = names_of.get(t.uid)
+            if tnames is None:
+                tnames = names_of[t.uid] = frozenset(r.resource_names())
             if tnames.isdisjoint(names):  # IntersectionWithIgnoredScalarResources is empty
                 return False
             a = attr.allocated

@@ -306,3 +306,33 @@ def test_a_pod_that_fits_no_node_is_reported_as_by_the_reference() -> None:
     assert fast == reference
     assert fast_records == ref_records
     assert any(r["kind"] == "noFit" and r["subject"] == "openb/huge" for r in fast_records)
+
+
+@pytest.mark.parametrize("hierarchy", [True, False])
+def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None:
+    """capacity's one-call queue `less` (Session.add_order_less) against its queue order then the tie, for
+    every pair of queues, with shares apart and equal, after a cycle has placed pods."""
+    from capacity.framework.session import _first_decisive, _queue_tie
+    from capacity.scheduler import open_session, run_cycle
+
+    objs = openb_slice(pods=120)
+    if not hierarchy:
+        conf = yaml.safe_load(objs[0]["data"]["volcano-scheduler.conf"])
+        for tier in conf["tiers"]:
+            for p in tier["plugins"]:
+                p.pop("enableHierarchy", None)
+        objs[0]["data"]["volcano-scheduler.conf"] = yaml.safe_dump(conf)
+    leaves = [o for o in objs if o.get("kind") == "Queue" and "-q" in o["metadata"]["name"]]
+    for o in leaves[::3]:
+        o["spec"]["priority"] = 5  # some queues first whatever their shares
+    cluster = load_objects(objs)
+    run_cycle(cluster, Trace(enabled=False))
+    ssn = open_session(cluster, Trace(enabled=False))
+    fast = ssn.queue_less()
+    reference = _first_decisive(ssn.flat("queueOrder"), _queue_tie)
+    assert fast is not reference and fast.__qualname__.startswith("CapacityPlugin")
+    queues = list(ssn.queues.values())
+    answers = [[fast(a, b) for b in queues] for a in queues]
+    assert answers == [[reference(a, b) for b in queues] for a in queues]
+    assert any(map(any, answers)) and len({ssn.plugins["capacity"].attrs[q.name].share
+                                           for q in queues if q.name in ssn.plugins["capacity"].attrs}) > 2
