@@ -60,22 +60,28 @@ class CandidateList(Sequence):
         self.placement = placement  # the Placement they came from, valid while the NodeFit log is at version
         self.version = version
 
+    def _cand(self) -> np.ndarray:
+        """The Placement's candidate mask, refused once its nodes have moved on since the list was made."""
+        placement = self.placement
+        assert placement is not None
+        if len(placement.fit.log) != self.version:
+            raise RuntimeError("CandidateList read after the nodes changed")
+        return placement.cand
+
     @property
     def idx(self) -> np.ndarray:
         idx = self._idx
         if idx is None:
-            placement = self.placement
-            assert placement is not None
-            if len(placement.fit.log) != self.version:  # its candidates have moved on since
-                raise RuntimeError("CandidateList read after the nodes changed")
-            idx = self._idx = placement.cand.nonzero()[0]
+            idx = self._idx = self._cand().nonzero()[0]
         return idx
 
     def __bool__(self) -> bool:
         return self._idx is None or len(self._idx) > 0
 
     def __len__(self) -> int:
-        return len(self.idx)
+        if self._idx is None:  # (how many, without listing them)
+            return int(np.count_nonzero(self._cand()))
+        return len(self._idx)
 
     def __getitem__(self, k: Any) -> Any:
         if isinstance(k, slice):

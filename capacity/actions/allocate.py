@@ -20,6 +20,8 @@ from capacity.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, 
 from capacity.resources import ZERO
 from capacity.trace import NodeNames
 
+_NO_SCORE = float("-inf")  # a Placement's score where the node is not in the gradient
+_max = np.maximum.reduce
 TIE_NOTE = "Volcano picks at random among equal scores; Capacity Lab takes the first in node order"
 
 
@@ -284,12 +286,12 @@ def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tu
     """choose_node from a current Placement: the first best score in G1, else in G2."""
     for scores, pipelined in ((placement.s1, False), (placement.s2, True)):
         k = int(scores.argmax())
-        best = scores[k]
-        if best == -np.inf:
+        best = scores.item(k)  # (a Python float: cheaper to compare than numpy's scalar)
+        if best == _NO_SCORE:
             continue
         # argmax is the first best: a tie can only lie after it (one max over the rest, no mask, the usual
-        # answer being no tie).
-        if ssn.trace.enabled and k + 1 < len(scores) and scores[k + 1:].max() == best:
+        # answer being no tie; the ufunc's reduce is `max` without its Python wrapper).
+        if ssn.trace.enabled and k + 1 < len(scores) and _max(scores[k + 1:]) == best:
             tied = (scores == best).nonzero()[0]
             if len(tied) > 1:
                 names = placement.fit.names

@@ -336,3 +336,27 @@ def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None
     assert answers == [[reference(a, b) for b in queues] for a in queues]
     assert any(map(any, answers)) and len({ssn.plugins["capacity"].attrs[q.name].share
                                            for q in queues if q.name in ssn.plugins["capacity"].attrs}) > 2
+
+
+def test_a_lazy_candidate_list_counts_and_lists_its_placement_and_refuses_stale_reads() -> None:
+    import numpy as np
+
+    from capacity.model import TaskStatus
+    from capacity.nodefit import CandidateList
+    from capacity.scheduler import open_session
+
+    ssn = open_session(load_objects(openb_slice(pods=30)), Trace(enabled=False))
+    fit = ssn.node_fit()
+    assert fit is not None
+    task = next(t for t in ssn.all_tasks.values() if t.status == TaskStatus.PENDING)
+    placement = fit.placement(task)
+    assert placement is not None
+    lazy = CandidateList(ssn.node_list, None, placement, len(fit.log))
+    assert len(lazy) == int(placement.cand.sum()) > 0 and bool(lazy)
+    assert lazy.idx.tolist() == np.flatnonzero(placement.cand).tolist()
+    stale = CandidateList(ssn.node_list, None, placement, len(fit.log))
+    fit.log.append(0)  # a node refreshed since: the mask may no longer be the list's
+    with pytest.raises(RuntimeError):
+        len(stale)
+    with pytest.raises(RuntimeError):
+        stale.idx  # noqa: B018
