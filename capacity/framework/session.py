@@ -158,6 +158,7 @@ class Session:
         self._bound_exact: bool | None = None
         self._flat_cache: dict[str, tuple[tuple[str, Callable[..., Any]], ...]] = {}
         self._less_cache: dict[str, Callable[[Any, Any], bool]] = {}
+        self._placement_key_fns: Any = None  # placement_key's plugin keys, once looked up (_key_fns)
         self._snapshot()
 
     # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
@@ -278,6 +279,7 @@ class Session:
         self._tier_cache.pop(point, None)
         self._flat_cache.pop(point, None)
         self._less_cache.pop(point, None)
+        self._placement_key_fns = None
 
     def add_order_key(self, point: str, plugin: str, key: Callable[[Any], Any]) -> None:
         """`plugin`'s order function at `point` as a key: fn(l, r) < 0 iff key(l) < key(r), and 0 iff equal.
@@ -671,6 +673,7 @@ class Session:
         for every task with the same `placement_key` (allocate's Placements keep it).
         """
         self.vector_fns[(point, plugin)] = fn
+        self._placement_key_fns = None
         if key is not None:
             self.vector_keys[(point, plugin)] = key
         if node_fn is not None:
@@ -693,19 +696,34 @@ class Session:
 
     def placement_key(self, task: Task) -> tuple[Any, ...] | None:
         """What allocate's node choice for `task` depends on besides node state, or None if unknown."""
-        if self.flat("batchNodeOrder"):
+        fns = self._placement_key_fns
+        if fns is None:
+            fns = self._placement_key_fns = self._key_fns()
+        if fns is False:
             return None
         init, req = task.init_resreq, task.resreq
-        keys: list[Any] = [_resource_key(init), _resource_key(init) if req is init else _resource_key(req)]
-        vector_keys = self.vector_keys
+        k0 = _resource_key(init)
+        keys: list[Any] = [k0, k0 if req is init else _resource_key(req)]
+        for kf in fns:
+            k = kf(task)
+            if k is None:
+                return None
+            keys.append(k)
+        return tuple(keys)
+
+    def _key_fns(self) -> tuple[Callable[[Task], Any], ...] | bool:
+        """placement_key's plugin keys in tier order (predicates, then node orders), looked up once the
+        plugins are open; False when one has none or batchNodeOrder is in play (no key for any task)."""
+        if self.flat("batchNodeOrder"):
+            return False
+        fns = []
         for point in ("predicate", "nodeOrder"):
             for name, _fn in self.flat(point):
-                kf = vector_keys.get((point, name))
-                k = kf(task) if kf is not None else None
-                if k is None:
-                    return None
-                keys.append(k)
-        return tuple(keys)
+                kf = self.vector_keys.get((point, name))
+                if kf is None:
+                    return False
+                fns.append(kf)
+        return tuple(fns)
 
     def node_fit(self) -> nodefit.NodeFit | None:
         """The session's NodeFit, current with every accounting change; None on the reference path."""
