@@ -75,11 +75,28 @@ def test_no_plugin_names_a_victim_its_bound_rules_out(conf: str, seed: int) -> N
     assert checked > 0
 
 
+def mixed_requests(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every other pod asks for one GPU and nothing else, the others for what they asked: the tasks of a job
+    then name different resources (what capacity's bound reads per task)."""
+    k = 0
+    for o in objs:
+        if o["kind"] != "Pod":
+            continue
+        if k % 2:
+            for c in o["spec"].get("containers", []):
+                c["resources"] = {"requests": {"nvidia.com/gpu": "1"}}
+        k += 1
+    return objs
+
+
 @pytest.mark.parametrize("conf", ["flat", "hierarchy", "ancestor"])
 @pytest.mark.parametrize("seed", range(3))
 def test_capacity_bound_is_its_rule_on_one_candidate(conf: str, seed: int) -> None:
-    """Asked about one candidate, capacity's reclaimable checks exactly what its bound checks."""
+    """Asked about one candidate, capacity's reclaimable checks exactly what its bound checks (with the
+    tasks of a job naming different resources for seed 2)."""
     objs = with_guarantees(random_cluster(seed + 20, BOUND_CONFS[conf], nodes=16, jobs=70), seed)
+    if seed == 2:
+        objs = mixed_requests(objs)
     ssn = session_after_allocate(objs)
     cap = ssn.plugins["capacity"]
     tasks = list(ssn.all_tasks.values())
