@@ -457,11 +457,10 @@ class NodeFit:
             p = self.placements[key] = Placement.resume(self, got)
         if p.version != version:
             few = version - p.version <= 64
-            if few and p.compiled(task):
-                # The compiled loop answers each node afresh from the tables, so a node listed twice or out of
-                # order costs one more answer, the same: the log's span as it is (at most 64 <= n positions,
-                # what the flag buffer holds).
-                p.update_compiled(task, self.log_array[p.version:version])
+            # The compiled loop answers each node afresh from the tables, so a node listed twice or out of
+            # order costs one more answer, the same: a short log span as it is (at most 64 <= n positions,
+            # what the flag buffer holds).
+            if few and p.update_compiled(task, self.log_array[p.version:version]):
                 p.version = version
                 return p
             if few:  # a few log entries: dedupe them in Python
@@ -570,11 +569,6 @@ class Placement:
                         compiled = (rk, rv, *pred_args, *score_args)
                 per_node = self.per_node = (req, preds, scorers, compiled)
         return per_node
-
-    def compiled(self, task: Task) -> bool:
-        """Whether `update_compiled` applies to this kind of task."""
-        per_node = self._per_node(task)
-        return per_node is not False and per_node[3] is not None
 
     def update_compiled(self, task: Task, idx: Any) -> bool:
         """`update_nodes` for the positions idx (None: every node) through the compiled loop

@@ -358,8 +358,8 @@ class Session:
         if cached is None:
             pairs = self.flat("jobOrder")
             keys = self.order_keys.get("jobOrder", {})
-            if len(pairs) == 2 and all(name in keys for name, _fn in pairs):
-                cached = _keyed_job_less(keys[pairs[0][0]], keys[pairs[1][0]])
+            if pairs and all(name in keys for name, _fn in pairs):
+                cached = _keyed_job_less(tuple(keys[name] for name, _fn in pairs))
             else:
                 cached = _first_decisive(pairs, _job_tie)
             self._less_cache["jobOrder"] = cached
@@ -901,19 +901,23 @@ def _queue_tie(l: QueueSpec, r: QueueSpec) -> bool:
     return l.name < r.name
 
 
-def _keyed_job_less(k0: Callable[[Job], Any], k1: Callable[[Job], Any]) -> Callable[[Job, Job], bool]:
-    """`_first_decisive` for two job orders that have keys (the usual priority and gang): each job's key
-    (k0, k1, creation, UID) made once and kept on the job (Job.order_key, dropped when the gang counters
-    move), so a heap comparison is one tuple comparison: the first differing field decides as the first
-    decisive plugin, then _job_tie, would."""
+def _keyed_job_less(key_fns: tuple[Callable[[Job], Any], ...]) -> Callable[[Job, Job], bool]:
+    """`_first_decisive` for job orders that all have keys (the usual priority and gang): each job's key
+    (the plugins' keys in order, creation, UID) made once and kept on the job (Job.order_key, dropped when
+    the gang counters move), so a heap comparison is one tuple comparison: the first differing field
+    decides as the first decisive plugin, then _job_tie, would."""
+
+    def key(job: Job) -> tuple[Any, ...]:
+        k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
+        return k
 
     def less(l: Job, r: Job) -> bool:
         kl = l.order_key
         if kl is None:
-            kl = l.order_key = (k0(l), k1(l), l.creation, l.uid)
+            kl = key(l)
         kr = r.order_key
         if kr is None:
-            kr = r.order_key = (k0(r), k1(r), r.creation, r.uid)
+            kr = key(r)
         return kl < kr  # type: ignore[no-any-return]
 
     return less

@@ -35,7 +35,7 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
 
     rnd = random.Random(3)
     reference = _first_decisive((("priority", _priority_order), ("gang", GangPlugin.job_order)), _job_tie)
-    keyed = _keyed_job_less(_priority_key, GangPlugin.job_order_key)
+    keyed = _keyed_job_less((_priority_key, GangPlugin.job_order_key))
     jobs = []
     for j in range(30):
         job = Job(f"ns/j{j % 7}-{j}", "j", "ns", "q", rnd.randint(0, 3), {}, rnd.choice([0, 10, 10, 1000]),
