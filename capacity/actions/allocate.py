@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from capacity.fit_report import fit_report
-from capacity.framework.heap import PriorityQueue
+from capacity.framework.heap import KeyedHeap, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
 from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
@@ -26,24 +26,30 @@ TIE_NOTE = "Volcano picks at random among equal scores; Capacity Lab takes the f
 
 
 def execute(ssn: Session) -> None:
-    queues, jobs_by_queue, worksheets = build_worksheets(ssn)
-    if ssn.options.legacy_namespace_fairshare:
+    legacy = ssn.options.legacy_namespace_fairshare
+    queues, jobs_by_queue, worksheets = build_worksheets(ssn, keyed=not legacy)
+    if legacy:
         from capacity.actions.allocate_legacy_ns import allocate_by_namespace
         allocate_by_namespace(ssn, jobs_by_queue, worksheets)
         return
     allocate_queues(ssn, queues, jobs_by_queue, worksheets)
 
 
-def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, PriorityQueue[Job]],
-                                            dict[str, PriorityQueue[Task]]]:
-    """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them."""
+def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[PriorityQueue[QueueSpec],
+                                                                dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
+                                                                dict[str, PriorityQueue[Task]]]:
+    """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them.
+
+    `keyed`: the job heaps are KeyedHeaps when the job order has a key (Session.job_key): in allocate a
+    job's tasks move only while it is out of its heap, so the keys in a heap stay put."""
     has_enqueue = "enqueue" in ssn.conf.actions
     queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less())
     queued: set[str] = set()
-    jobs_by_queue: dict[str, PriorityQueue[Job]] = {}
+    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
     tracing = ssn.trace.enabled
     task_less, job_less = ssn.task_less(), ssn.job_less()
+    job_key = ssn.job_key() if keyed else None
     for job in ssn.jobs.values():
         if job.is_pending():
             if has_enqueue:
@@ -68,7 +74,7 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
         worksheets[job.uid] = tasks
         jobs = jobs_by_queue.get(queue.name)
         if jobs is None:
-            jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less)
+            jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedHeap(job_key)
         jobs.push(job)
         if queue.name not in queued:
             queued.add(queue.name)
@@ -76,7 +82,8 @@ def build_worksheets(ssn: Session) -> tuple[PriorityQueue[QueueSpec], dict[str, 
     return queues, jobs_by_queue, worksheets
 
 
-def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec], jobs_by_queue: dict[str, PriorityQueue[Job]],
+def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec],
+                    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
                     worksheets: dict[str, PriorityQueue[Task]]) -> None:
     """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
     trace = ssn.trace

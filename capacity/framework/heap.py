@@ -8,7 +8,8 @@ actions-framework §6.1, trap 29).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from heapq import heappop, heappush
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -66,6 +67,39 @@ class PriorityQueue(Generic[T]):
         q: PriorityQueue[T] = PriorityQueue(self.less)
         q.items = list(self.items)
         return q
+
+
+class KeyedHeap(Generic[T]):
+    """A PriorityQueue for an order given by a key (`less(l, r)` iff key(l) < key(r)) that never ties and
+    that no item's key changes while it is in the heap (allocate's and enqueue's job heaps: a job's order
+    key moves only with its own tasks, and those move only while it is out of its heap).
+
+    Go's heap then holds its invariant, so every pop is the least item in it, whatever the layout: so is
+    heapq's pop over (key, item) pairs, which sifts in C. The items' layout is not Go's, so there is no
+    `items` to read. Each pop checks that the item's key is still the one it was pushed with, and refuses
+    if not: Go's answer would then depend on the layout.
+    """
+
+    __slots__ = ("_heap", "key")
+
+    def __init__(self, key: Callable[[T], Any]) -> None:
+        self._heap: list[tuple[Any, T]] = []
+        self.key = key
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def empty(self) -> bool:
+        return not self._heap
+
+    def push(self, item: T) -> None:
+        heappush(self._heap, (self.key(item), item))
+
+    def pop(self) -> T:
+        key, item = heappop(self._heap)
+        if self.key(item) != key:
+            raise RuntimeError(f"the order of {item!r} changed while it was in a KeyedHeap")
+        return item
 
 
 def memoized(less: Callable[[T, T], bool]) -> Callable[[T, T], bool]:

@@ -356,14 +356,20 @@ class Session:
         """JobOrderFn (session_plugins.go): the plugins, then creation time, then UID."""
         cached = self._less_cache.get("jobOrder")
         if cached is None:
-            pairs = self.flat("jobOrder")
-            keys = self.order_keys.get("jobOrder", {})
-            if pairs and all(name in keys for name, _fn in pairs):
-                cached = _keyed_job_less(tuple(keys[name] for name, _fn in pairs))
-            else:
-                cached = _first_decisive(pairs, _job_tie)
+            key = self.job_key()
+            cached = _keyed_job_less(key) if key is not None else _first_decisive(self.flat("jobOrder"), _job_tie)
             self._less_cache["jobOrder"] = cached
         return cached
+
+    def job_key(self) -> Callable[[Job], tuple[Any, ...]] | None:
+        """The job order as a key when every enabled jobOrder plugin has one (add_order_key): the plugins'
+        keys in tier order, creation, UID, made once per job and kept on it (Job.order_key, dropped when
+        its gang counters move). job_less(l, r) is then key(l) < key(r), and no two jobs' keys are equal."""
+        pairs = self.flat("jobOrder")
+        keys = self.order_keys.get("jobOrder", {})
+        if not pairs or not all(name in keys for name, _fn in pairs):
+            return None
+        return _job_key(tuple(keys[name] for name, _fn in pairs))
 
     def queue_less(self) -> Callable[[QueueSpec, QueueSpec], bool]:
         """QueueOrderFn: the plugins, then creation time, then name."""
@@ -901,15 +907,22 @@ def _queue_tie(l: QueueSpec, r: QueueSpec) -> bool:
     return l.name < r.name
 
 
-def _keyed_job_less(key_fns: tuple[Callable[[Job], Any], ...]) -> Callable[[Job, Job], bool]:
-    """`_first_decisive` for job orders that all have keys (the usual priority and gang): each job's key
-    (the plugins' keys in order, creation, UID) made once and kept on the job (Job.order_key, dropped when
-    the gang counters move), so a heap comparison is one tuple comparison: the first differing field
-    decides as the first decisive plugin, then _job_tie, would."""
+def _job_key(key_fns: tuple[Callable[[Job], Any], ...]) -> Callable[[Job], tuple[Any, ...]]:
+    """Session.job_key over the plugins' order keys `key_fns`."""
 
     def key(job: Job) -> tuple[Any, ...]:
-        k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
+        k = job.order_key
+        if k is None:
+            k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
         return k
+
+    return key
+
+
+def _keyed_job_less(key: Callable[[Job], tuple[Any, ...]]) -> Callable[[Job, Job], bool]:
+    """`_first_decisive` for job orders that all have keys (the usual priority and gang): a heap comparison
+    is one comparison of the two jobs' kept keys (Session.job_key): the first differing field decides as
+    the first decisive plugin, then _job_tie, would."""
 
     def less(l: Job, r: Job) -> bool:
         kl = l.order_key

@@ -27,7 +27,7 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
     them (the kept key is dropped then)."""
     import random
 
-    from capacity.framework.session import _first_decisive, _job_tie, _keyed_job_less
+    from capacity.framework.session import _first_decisive, _job_key, _job_tie, _keyed_job_less
     from capacity.model import Job, Task, TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key, _priority_order
@@ -35,7 +35,7 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
 
     rnd = random.Random(3)
     reference = _first_decisive((("priority", _priority_order), ("gang", GangPlugin.job_order)), _job_tie)
-    keyed = _keyed_job_less((_priority_key, GangPlugin.job_order_key))
+    keyed = _keyed_job_less(_job_key((_priority_key, GangPlugin.job_order_key)))
     jobs = []
     for j in range(30):
         job = Job(f"ns/j{j % 7}-{j}", "j", "ns", "q", rnd.randint(0, 3), {}, rnd.choice([0, 10, 10, 1000]),
@@ -50,3 +50,82 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
             for task in list(job.tasks.values()):
                 job.update_task_status(task, rnd.choice([TaskStatus.PENDING, TaskStatus.ALLOCATED,
                                                          TaskStatus.RUNNING]))
+
+
+def _random_jobs(rnd, n: int) -> list:
+    from capacity.model import Job, Task, TaskStatus
+    from capacity.resources import Resource
+
+    jobs = []
+    for j in range(n):
+        job = Job(f"ns/j{j % 7}-{j}", "j", "ns", "q", rnd.randint(0, 3), {}, rnd.choice([0, 10, 10, 1000]),
+                  False, False, rnd.choice(["2023-01-01", "2023-01-02"]), "Inqueue", None, {})
+        for k in range(rnd.randint(0, 3)):
+            job.add_task(Task(f"{job.uid}-{k}", "t", "ns", job.uid, "", Resource(1.0, 1.0), 0, False, "",
+                              TaskStatus.PENDING, None))
+        jobs.append(job)
+    return jobs
+
+
+def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
+    """allocate's and enqueue's job heaps (KeyedHeap): pushes and pops interleaved, and a popped job's
+    tasks moving before it is pushed back (as allocate does), pop the jobs Go's heap over job_less pops."""
+    import random
+
+    from capacity.framework.heap import KeyedHeap
+    from capacity.framework.session import _job_key, _keyed_job_less
+    from capacity.model import TaskStatus
+    from capacity.plugins.gang import GangPlugin
+    from capacity.plugins.priority import _priority_key
+
+    for seed in range(20):
+        rnd = random.Random(seed)
+        key = _job_key((_priority_key, GangPlugin.job_order_key))
+        go: PriorityQueue = PriorityQueue(_keyed_job_less(key))
+        keyed: KeyedHeap = KeyedHeap(key)
+        jobs = _random_jobs(rnd, 40)
+        out_go, out_keyed = [], []
+        waiting = list(jobs)
+        while waiting or len(go):
+            if waiting and (not len(go) or rnd.random() < 0.5):
+                job = waiting.pop()
+                go.push(job)
+                keyed.push(job)
+                continue
+            a, b = go.pop(), keyed.pop()
+            out_go.append(a.uid)
+            out_keyed.append(b.uid)
+            assert a is b, (seed, out_go, out_keyed)
+            if rnd.random() < 0.4:  # its tasks move while it is out, then it goes back in
+                for task in list(a.tasks.values()):
+                    a.update_task_status(task, rnd.choice([TaskStatus.PENDING, TaskStatus.ALLOCATED]))
+                waiting.append(a)
+        assert out_go == out_keyed and len(out_go) >= len(jobs)
+
+
+def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
+    """Go's answer would depend on its heap's layout then: the keyed heap says so instead of guessing."""
+    import pytest
+
+    from capacity.framework.heap import KeyedHeap
+    from capacity.framework.session import _job_key
+    from capacity.model import Job, Task, TaskStatus
+    from capacity.plugins.gang import GangPlugin
+    from capacity.plugins.priority import _priority_key
+    from capacity.resources import Resource
+
+    heap: KeyedHeap = KeyedHeap(_job_key((_priority_key, GangPlugin.job_order_key)))
+    jobs = []
+    for j in range(3):
+        job = Job(f"ns/j{j}", "j", "ns", "q", 1, {}, 0, False, False, "2023-01-01", "Inqueue", None, {})
+        job.add_task(Task(f"ns/j{j}-0", "t", "ns", job.uid, "", Resource(1.0, 1.0), 0, False, "",
+                          TaskStatus.PENDING, None))
+        jobs.append(job)
+        heap.push(job)
+    assert heap.pop() is jobs[0]
+    moved = jobs[1]
+    moved.update_task_status(next(iter(moved.tasks.values())), TaskStatus.RUNNING)  # now gang-ready
+    assert len(heap) == 2
+    with pytest.raises(RuntimeError, match="order of"):
+        while len(heap):
+            heap.pop()
