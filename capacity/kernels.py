@@ -116,3 +116,108 @@ def lean_loop() -> Any:
             else:
                 _loop = njit(cache=True, nogil=True)(_update_lean)
     return _loop
+
+
+# ---- capacity's queue order, for allocate's queue heap ------------------------------------------------
+# Queues are positions 0..n-1. Per position, the columns of `meta` (QUEUE_META): queue priority, whether
+# capacity has an attribute for it, whether it is a leaf, whether its deserved is empty, its rank in the
+# tie-break's order (creation, then name), how many ancestors it has, then their positions (root first);
+# `share`: the attribute's share, kept current by the caller. `hier`: hierarchical queues.
+QUEUE_META = ("priority", "has", "leaf", "dempty", "rank", "nanc")
+
+
+def _queue_less(l: int, r: int, hier: bool, meta: Any, share: Any) -> bool:
+    """CapacityPlugin.queue_less(tie): priority, then the share of the two queues (in a tree, of their
+    ancestors just below the deepest common one), then deserved before best-effort, then the tie."""
+    if meta[l, 0] != meta[r, 0]:
+        return meta[l, 0] > meta[r, 0]  # type: ignore[no-any-return]
+    if meta[l, 1] == 0 or meta[r, 1] == 0:
+        return meta[l, 4] < meta[r, 4]  # type: ignore[no-any-return]
+    la = l
+    ra = r
+    if hier:
+        if meta[l, 2] != meta[r, 2]:
+            return meta[l, 2] != 0  # type: ignore[no-any-return]
+        if meta[l, 2] != 0:
+            nl = meta[l, 5]
+            nr = meta[r, 5]
+            level = 0
+            for i in range(min(nl, nr)):
+                if meta[l, 6 + i] == meta[r, 6 + i]:
+                    level = i
+                else:
+                    break
+            if level + 1 < nl:
+                la = meta[l, 7 + level]
+            if level + 1 < nr:
+                ra = meta[r, 7 + level]
+    ls = share[la]
+    rs = share[ra]
+    if ls == rs:
+        le = meta[la, 3] != 0
+        re_ = meta[ra, 3] != 0
+        if not le and re_:
+            return True
+        if le and not re_:
+            return False
+        return meta[l, 4] < meta[r, 4]  # type: ignore[no-any-return]
+    return ls < rs  # type: ignore[no-any-return]
+
+
+def _queue_pop(h: Any, n: int, hier: bool, meta: Any, share: Any) -> int:
+    """Go's heap.Pop over the first n items of h (PriorityQueue.pop's sifts)."""
+    m = n - 1
+    t = h[0]
+    h[0] = h[m]
+    h[m] = t
+    i = 0
+    while True:
+        j1 = 2 * i + 1
+        if j1 >= m:
+            break
+        j = j1
+        j2 = j1 + 1
+        if j2 < m and _queue_less_compiled(h[j2], h[j1], hier, meta, share):
+            j = j2
+        if not _queue_less_compiled(h[j], h[i], hier, meta, share):
+            break
+        t = h[i]
+        h[i] = h[j]
+        h[j] = t
+        i = j
+    return h[m]  # type: ignore[no-any-return]
+
+
+def _queue_push(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any) -> None:
+    """Go's heap.Push of item onto the first n items of h (PriorityQueue.push's sifts)."""
+    h[n] = item
+    j = n
+    while j > 0:
+        i = (j - 1) // 2
+        if not _queue_less_compiled(h[j], h[i], hier, meta, share):
+            break
+        t = h[i]
+        h[i] = h[j]
+        h[j] = t
+        j = i
+
+
+_queue_less_compiled: Any = _queue_less  # the compiled one once queue_heap_loops() made it
+_queue_loops: Any = _UNSET
+
+
+def queue_heap_loops() -> Any:
+    """(pop, push, less) compiled, made at the first call of a process; None without numba."""
+    global _queue_loops, _queue_less_compiled
+    if _queue_loops is _UNSET:
+        _queue_loops = None
+        if not os.environ.get("CAPACITY_LAB_NO_JIT"):
+            try:
+                from numba import njit
+            except ImportError:  # pragma: no cover - numba is in requirements.txt
+                pass
+            else:
+                _queue_less_compiled = njit(cache=True, nogil=True)(_queue_less)
+                _queue_loops = (njit(cache=True, nogil=True)(_queue_pop), njit(cache=True, nogil=True)(_queue_push),
+                                _queue_less_compiled)
+    return _queue_loops

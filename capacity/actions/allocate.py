@@ -8,6 +8,7 @@ one task per pop and is re-pushed; a task that fails Allocatable is dropped for 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -35,15 +36,16 @@ def execute(ssn: Session) -> None:
     allocate_queues(ssn, queues, jobs_by_queue, worksheets)
 
 
-def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[PriorityQueue[QueueSpec],
+def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
                                                                 dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
                                                                 dict[str, PriorityQueue[Task]]]:
-    """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them.
+    """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them (in
+    Session.queue_heap: a PriorityQueue, or the queue-order plugin's own).
 
     `keyed`: the job heaps are KeyedHeaps when the job order has a key (Session.job_key): in allocate a
     job's tasks move only while it is out of its heap, so the keys in a heap stay put."""
     has_enqueue = "enqueue" in ssn.conf.actions
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less())
+    queues = ssn.queue_heap()
     queued: set[str] = set()
     jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
@@ -82,7 +84,7 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[PriorityQueue[Q
     return queues, jobs_by_queue, worksheets
 
 
-def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec],
+def allocate_queues(ssn: Session, queues: Any,
                     jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
                     worksheets: dict[str, PriorityQueue[Task]]) -> None:
     """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
@@ -90,7 +92,7 @@ def allocate_queues(ssn: Session, queues: PriorityQueue[QueueSpec],
     # Session.describe_queue's plugins, looked up once: what allocateJob records of the queue.
     describers = [d for p in ssn.plugins.values() if (d := getattr(p, "describe_queue", None)) is not None] \
         if trace.enabled else []
-    while queues.items:
+    while queues:
         queue = queues.pop()
         if ssn.overused(queue):
             trace.event("queueOverused", queue.name, True)

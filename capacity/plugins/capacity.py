@@ -502,6 +502,7 @@ class CapacityPlugin(Plugin):
             self._build_flat()
             ssn.add_fn("queueOrder", self.name, self.queue_order)
             ssn.add_order_less("queueOrder", self.name, self.queue_less)
+            ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
         ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
@@ -569,6 +570,7 @@ class CapacityPlugin(Plugin):
         ssn = self.ssn
         self.ssn.add_fn("queueOrder", self.name, self.queue_order)
         self.ssn.add_order_less("queueOrder", self.name, self.queue_less)
+        self.ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
         self.ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
         cache = ssn.cache
         key = _tree_key(ssn, self.total) if cache is not None else None
@@ -879,6 +881,11 @@ class CapacityPlugin(Plugin):
             return ls < rs  # type: ignore[no-any-return]
 
         return less
+
+    def queue_heap(self, tie: Any) -> Any:
+        """allocate's queue heap over `queue_less(tie)` compiled, at scale (capacity_heap); else None."""
+        from capacity.plugins.capacity_heap import CapacityQueueHeap
+        return CapacityQueueHeap.make(self, tie)
 
     def _order_pair(self, l: QueueSpec, r: QueueSpec) -> int | tuple[QueueAttr, QueueAttr, int]:
         """What `_queue_order` compares for l and r past priority: a fixed answer, or the two
