@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from capacity.fit_report import fit_report
-from capacity.framework.heap import KeyedHeap, PriorityQueue
+from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
 from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
@@ -37,17 +37,17 @@ def execute(ssn: Session) -> None:
 
 
 def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
-                                                                dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
+                                                                dict[str, PriorityQueue[Job] | KeyedQueue[Job]],
                                                                 dict[str, PriorityQueue[Task]]]:
     """buildAllocateContext: the jobs to place, their pending tasks, and the queues holding them (in
     Session.queue_heap: a PriorityQueue, or the queue-order plugin's own).
 
-    `keyed`: the job heaps are KeyedHeaps when the job order has a key (Session.job_key): in allocate a
+    `keyed`: the job heaps are KeyedQueues when the job order has a key (Session.job_key): in allocate a
     job's tasks move only while it is out of its heap, so the keys in a heap stay put."""
     has_enqueue = "enqueue" in ssn.conf.actions
     queues = ssn.queue_heap()
     queued: set[str] = set()
-    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]] = {}
+    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
     tracing = ssn.trace.enabled
     task_less, job_less = ssn.task_less(), ssn.job_less()
@@ -76,7 +76,7 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
         worksheets[job.uid] = tasks
         jobs = jobs_by_queue.get(queue.name)
         if jobs is None:
-            jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedHeap(job_key)
+            jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedQueue(job_key)
         jobs.push(job)
         if queue.name not in queued:
             queued.add(queue.name)
@@ -85,7 +85,7 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
 
 
 def allocate_queues(ssn: Session, queues: Any,
-                    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedHeap[Job]],
+                    jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]],
                     worksheets: dict[str, PriorityQueue[Task]]) -> None:
     """allocateResources: pop a queue, pop its best job, place that job's tasks, push both back."""
     trace = ssn.trace

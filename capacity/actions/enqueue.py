@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from operator import is_
 
-from capacity.framework.heap import KeyedHeap, PriorityQueue, memoized
+from capacity.framework.heap import KeyedQueue, PriorityQueue, memoized
 from capacity.framework.session import Session
 from capacity.model import Job, PodGroupPhase, QueueSpec
 
@@ -14,12 +14,12 @@ def execute(ssn: Session) -> None:
     # popped and pushed once per job, can answer each comparison of two queues once (heap.memoized).
     if not any(job.is_pending() for job in ssn.jobs.values()):
         return  # every turn below would pop a queue and find no job: comparisons only, nothing decided
-    # (a job's order key moves only with its tasks, and none moves here: KeyedHeap when there is one)
+    # (a job's order key moves only with its tasks, and none moves here: KeyedQueue when there is one)
     job_key = ssn.job_key()
     job_less = ssn.job_less()
     seen: set[str] = set()
     order: list[QueueSpec] = []  # the queues in the order Volcano pushes them
-    pending: dict[str, PriorityQueue[Job] | KeyedHeap[Job]] = {}
+    pending: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
     for job in ssn.jobs.values():
         queue = ssn.queues.get(job.queue)
         if queue is None:
@@ -30,7 +30,7 @@ def execute(ssn: Session) -> None:
         if job.is_pending():
             jobs = pending.get(queue.name)
             if jobs is None:
-                jobs = pending[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedHeap(job_key)
+                jobs = pending[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedQueue(job_key)
             jobs.push(job)
     # A turn on a queue without jobs pops it and decides nothing: the heap matters only while two queues or
     # more have jobs to try (pushed only then; the order and the comparisons are the same).

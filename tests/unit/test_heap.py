@@ -68,11 +68,11 @@ def _random_jobs(rnd, n: int) -> list:
 
 
 def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
-    """allocate's and enqueue's job heaps (KeyedHeap): pushes and pops interleaved, and a popped job's
+    """allocate's and enqueue's job heaps (KeyedQueue): pushes and pops interleaved, and a popped job's
     tasks moving before it is pushed back (as allocate does), pop the jobs Go's heap over job_less pops."""
     import random
 
-    from capacity.framework.heap import KeyedHeap
+    from capacity.framework.heap import KeyedQueue
     from capacity.framework.session import _job_key, _keyed_job_less
     from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
@@ -82,7 +82,7 @@ def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
         rnd = random.Random(seed)
         key = _job_key((_priority_key, GangPlugin.job_order_key))
         go: PriorityQueue = PriorityQueue(_keyed_job_less(key))
-        keyed: KeyedHeap = KeyedHeap(key)
+        keyed: KeyedQueue = KeyedQueue(key)
         jobs = _random_jobs(rnd, 40)
         out_go, out_keyed = [], []
         waiting = list(jobs)
@@ -107,14 +107,14 @@ def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
     """Go's answer would depend on its heap's layout then: the keyed heap says so instead of guessing."""
     import pytest
 
-    from capacity.framework.heap import KeyedHeap
+    from capacity.framework.heap import KeyedQueue
     from capacity.framework.session import _job_key
     from capacity.model import Job, Task, TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key
     from capacity.resources import Resource
 
-    heap: KeyedHeap = KeyedHeap(_job_key((_priority_key, GangPlugin.job_order_key)))
+    heap: KeyedQueue = KeyedQueue(_job_key((_priority_key, GangPlugin.job_order_key)))
     jobs = []
     for j in range(3):
         job = Job(f"ns/j{j}", "j", "ns", "q", 1, {}, 0, False, False, "2023-01-01", "Inqueue", None, {})
