@@ -208,3 +208,32 @@ def test_vectorised_and_reference_paths_visit_the_same_nodes(conf: str, monkeypa
             _decisions(objs, vectorised)
         logs[vectorised] = log
     assert logs[True] and logs[True] == logs[False]
+
+
+def test_a_victim_evicted_before_the_table_is_built_is_a_candidate_again_once_discarded() -> None:
+    """The VictimTable keeps the tasks that may be candidates this session: a Releasing task whose eviction
+    is later discarded is Running again, on its node, and reclaim and preempt must see it."""
+    from capacity.actions.victim_bound import victim_table
+    from capacity.framework.statement import Statement
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    c = cluster(conf("reclaim, preempt", [{"name": "priority"}, {"name": "gang"}, {"name": "capacity"}],
+                     [{"name": "predicates"}, {"name": "nodeorder"}]),
+                node("n1", cpu="4", memory="8Gi"), queue("q1", deserved={"cpu": "1"}),
+                queue("q2", deserved={"cpu": "3"}),
+                podgroup("a", "q1", phase="Running"), pod("a-0", "a", {"cpu": "1"}, node_name="n1"),
+                pod("a-1", "a", {"cpu": "1"}, node_name="n1"))
+    ssn = open_session(c, Trace(enabled=False))
+    fit = ssn.node_fit()
+    assert fit is not None
+    victim = ssn.all_tasks["ns1-a-0"]
+    stmt = Statement(ssn)
+    stmt.evict(victim, "reclaim")
+    assert victim.status == TaskStatus.RELEASING
+    table = victim_table(ssn, fit)  # built while it is Releasing
+    stmt.discard()
+    assert victim.status == TaskStatus.RUNNING
+    rows = table.reclaimees(ssn, "q2")
+    assert sorted(table.tasks[k].uid for k in rows.nonzero()[0].tolist()) == ["ns1-a-0", "ns1-a-1"]
+    rows = table.preemptees(ssn, victim, "q1", "other-job")
+    assert sorted(table.tasks[k].uid for k in rows.nonzero()[0].tolist()) == ["ns1-a-0", "ns1-a-1"]
