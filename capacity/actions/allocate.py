@@ -45,8 +45,7 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
     `keyed`: the job heaps are KeyedQueues when the job order has a key (Session.job_key): in allocate a
     job's tasks move only while it is out of its heap, so the keys in a heap stay put."""
     has_enqueue = "enqueue" in ssn.conf.actions
-    queues = ssn.queue_heap()
-    queued: set[str] = set()
+    queued: dict[str, QueueSpec] = {}  # (in the order Volcano pushes them: pushed once the jobs are counted)
     jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
     tracing = ssn.trace.enabled
@@ -79,8 +78,10 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
             jobs = jobs_by_queue[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedQueue(job_key)
         jobs.push(job)
         if queue.name not in queued:
-            queued.add(queue.name)
-            queues.push(queue)
+            queued[queue.name] = queue
+    queues = ssn.queue_heap(len(worksheets))
+    for queue in queued.values():
+        queues.push(queue)
     return queues, jobs_by_queue, worksheets
 
 

@@ -149,7 +149,7 @@ class Session:
         # Per point, plugins whose order function is also a key (add_order_key).
         self.order_keys: dict[str, dict[str, Callable[[Any], Any]]] = {}
         self.order_lesses: dict[str, dict[str, Callable[[Any], Callable[[Any, Any], bool]]]] = {}  # add_order_less
-        self.order_heaps: dict[str, dict[str, Callable[[Any], Any]]] = {}  # add_order_heap
+        self.order_heaps: dict[str, dict[str, Callable[[Any, int], Any]]] = {}  # add_order_heap
         self.handlers: list[EventHandler] = []
         self.plugins: dict[str, Any] = {}
         self.result = CycleResult()
@@ -295,9 +295,10 @@ class Session:
         self.order_lesses.setdefault(point, {})[plugin] = make
         self._less_cache.pop(point, None)
 
-    def add_order_heap(self, point: str, plugin: str, make: Callable[[Any], Any]) -> None:
-        """`plugin`'s own heap for allocate at `point`: make(tie) answers an empty heap that pops as
-        PriorityQueue over the plugin's order then `tie` would, or None (then that PriorityQueue is used).
+    def add_order_heap(self, point: str, plugin: str, make: Callable[[Any, int], Any]) -> None:
+        """`plugin`'s own heap for allocate at `point`: make(tie, pops) answers an empty heap that pops as
+        PriorityQueue over the plugin's order then `tie` would, or None (then that PriorityQueue is used);
+        `pops`: about how many pops are to come (what a heap that costs more to set up weighs).
         Used when it is the point's only enabled plugin."""
         self.order_heaps.setdefault(point, {})[plugin] = make
 
@@ -389,13 +390,13 @@ class Session:
             self._less_cache["queueOrder"] = cached
         return cached
 
-    def queue_heap(self) -> Any:
-        """An empty heap of queues in the queue order, for allocate: the only queue-order plugin's own
-        (add_order_heap) where it offers one, else PriorityQueue(queue_less())."""
+    def queue_heap(self, pops: int) -> Any:
+        """An empty heap of queues in the queue order, for allocate (about `pops` pops to come): the only
+        queue-order plugin's own (add_order_heap) where it offers one, else PriorityQueue(queue_less())."""
         pairs = self.flat("queueOrder")
         if len(pairs) == 1:
             make = self.order_heaps.get("queueOrder", {}).get(pairs[0][0])
-            heap = make(_queue_tie) if make is not None else None
+            heap = make(_queue_tie, pops) if make is not None else None
             if heap is not None:
                 return heap
         return PriorityQueue(self.queue_less())

@@ -882,10 +882,10 @@ class CapacityPlugin(Plugin):
 
         return less
 
-    def queue_heap(self, tie: Any) -> Any:
+    def queue_heap(self, tie: Any, pops: int) -> Any:
         """allocate's queue heap over `queue_less(tie)` compiled, at scale (capacity_heap); else None."""
         from capacity.plugins.capacity_heap import CapacityQueueHeap
-        return CapacityQueueHeap.make(self, tie)
+        return CapacityQueueHeap.make(self, tie, pops)
 
     def _order_pair(self, l: QueueSpec, r: QueueSpec) -> int | tuple[QueueAttr, QueueAttr, int]:
         """What `_queue_order` compares for l and r past priority: a fixed answer, or the two

@@ -102,14 +102,15 @@ def _decide(objs: list[dict[str, Any]], compiled: bool, monkeypatch: pytest.Monk
     built = 0
     make = CapacityQueueHeap.make
 
-    def counted(plugin: Any, tie: Any) -> Any:
+    def counted(plugin: Any, tie: Any, pops: int) -> Any:
         nonlocal built
-        heap = make(plugin, tie)
+        heap = make(plugin, tie, pops)
         built += heap is not None
         return heap
 
     with monkeypatch.context() as m:
         m.setattr(capacity_heap, "MIN_QUEUES", 0 if compiled else 10**9)
+        m.setattr(capacity_heap, "MIN_POPS", 0)
         m.setattr(CapacityQueueHeap, "verify", True)
         m.setattr(CapacityQueueHeap, "make", staticmethod(counted))
         result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=True))
@@ -137,15 +138,21 @@ def test_acceptance_cases_decide_alike_with_it(monkeypatch: pytest.MonkeyPatch, 
         out = []
         for queues in (0, 10**9):
             monkeypatch.setattr(capacity_heap, "MIN_QUEUES", queues)
+            monkeypatch.setattr(capacity_heap, "MIN_POPS", 0)
             monkeypatch.setattr(CapacityQueueHeap, "verify", True)
             cli_main(["simulate", case, "--cycles", cycles, "--format", "json"])
             out.append(capsys.readouterr().out)
         assert out[0] == out[1], case
 
 
-def test_small_queue_lists_keep_the_python_heap() -> None:
-    """Below MIN_QUEUES queues the session's queue heap is the PriorityQueue (no numba to load for it)."""
+def test_small_queue_lists_and_few_pops_keep_the_python_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below MIN_QUEUES queues the session's queue heap is the PriorityQueue (no numba to load for it), and
+    below MIN_POPS pops to come too (a replay's cycle placing a few jobs: setting up costs more than it
+    saves); the compiled one otherwise."""
     rnd = random.Random(0)
     ssn = open_session(load_objects(_tree(rnd, True)), Trace(enabled=False))
     assert len(ssn.queues) < capacity_heap.MIN_QUEUES
-    assert isinstance(ssn.queue_heap(), PriorityQueue)
+    assert isinstance(ssn.queue_heap(10**6), PriorityQueue)
+    monkeypatch.setattr(capacity_heap, "MIN_QUEUES", 0)
+    assert isinstance(ssn.queue_heap(capacity_heap.MIN_POPS - 1), PriorityQueue)
+    assert isinstance(ssn.queue_heap(capacity_heap.MIN_POPS), CapacityQueueHeap)
