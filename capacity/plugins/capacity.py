@@ -484,6 +484,8 @@ class CapacityPlugin(Plugin):
         self._order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]] = {}
         self._task_names: dict[str, frozenset[str]] = {}  # reclaimable_possible: ResourceNames per task
         self._fit_texts: dict[tuple[str, Any], tuple[str, list[str]]] = {}  # trace: reasons of a fitting path
+        # Per queue without a common refusal: its attribute and the levels a check walks (_open_path).
+        self._open_paths: dict[str, tuple[QueueAttr, list[QueueAttr]]] = {}
         self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
         self.hierarchy = ssn.hierarchy_enabled(self.name)
         level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
@@ -967,14 +969,30 @@ class CapacityPlugin(Plugin):
             return f"queue {queue.name} is not a leaf queue"
         return None
 
+    def _open_path(self, queue: QueueSpec) -> tuple[QueueAttr, list[QueueAttr]] | None:
+        """The queue's attribute and `_path` when `_common_refusal` has nothing against it, else None. Kept
+        per queue: what that refusal reads (the queue's state, readiness, the attributes and the tree) is
+        settled once the plugin is open."""
+        got = self._open_paths.get(queue.name)
+        if got is None:
+            attr = self.attrs.get(queue.name)
+            if self._common_refusal(queue, attr, "") is not None:
+                return None
+            assert attr is not None
+            got = self._open_paths[queue.name] = (attr, self._path(attr))
+        return got
+
     def allocatable(self, queue: QueueSpec, task: Task) -> bool:
-        attr = self.attrs.get(queue.name)
-        why = self._common_refusal(queue, attr, task.key)
-        if why is not None:
+        got = self._open_path(queue)
+        if got is None:
+            attr = self.attrs.get(queue.name)
+            why = self._common_refusal(queue, attr, task.key)
+            assert why is not None
             self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
             return False
-        assert attr is not None
-        path = [attr] if self.ssn.options.leaf_only_allocatable else self._path(attr)
+        attr, path = got
+        if self.ssn.options.leaf_only_allocatable:
+            path = [attr]
         req = task.resreq
         for a in path:
             if fits_after_adding(a.allocated, req, a.real_capability):
@@ -1003,18 +1021,18 @@ class CapacityPlugin(Plugin):
 
     def job_enqueueable(self, job: Job) -> int:
         queue = self.ssn.queues[job.queue]
-        attr = self.attrs.get(job.queue)
-        why = self._common_refusal(queue, attr, job.uid)
-        if why is not None:
+        got = self._open_path(queue)
+        if got is None:
+            why = self._common_refusal(queue, self.attrs.get(job.queue), job.uid)
+            assert why is not None
             self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
             return REJECT
-        assert attr is not None
+        attr, path = got
         if job.min_resources is None:
             self.trace.because(self.name, "noMinResources", "the job sets no minResources")
             return PERMIT
         min_req = job.min_resources
         traced = self.trace.enabled
-        path = self._path(attr)
         for a in path:
             # The same answer without building the sums where it cannot differ (enqueue_fits); the reference
             # where it can, and for the failing dimensions a trace names.
