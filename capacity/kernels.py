@@ -103,18 +103,24 @@ _UNSET: Any = object()
 _loop: Any = _UNSET
 
 
+def _compiler() -> Any:
+    """numba's compiler for this module's loops (cached on disk per checkout), or None: numba missing or
+    CAPACITY_LAB_NO_JIT set."""
+    if os.environ.get("CAPACITY_LAB_NO_JIT"):
+        return None
+    try:
+        from numba import njit
+    except ImportError:  # pragma: no cover - numba is in requirements.txt
+        return None
+    return lambda fn: njit(cache=True, nogil=True)(fn)
+
+
 def lean_loop() -> Any:
     """The compiled `_update_lean`, made at the first call of a process; None without numba."""
     global _loop
     if _loop is _UNSET:
-        _loop = None
-        if not os.environ.get("CAPACITY_LAB_NO_JIT"):
-            try:
-                from numba import njit
-            except ImportError:  # pragma: no cover - numba is in requirements.txt
-                pass
-            else:
-                _loop = njit(cache=True, nogil=True)(_update_lean)
+        jit = _compiler()
+        _loop = jit(_update_lean) if jit is not None else None
     return _loop
 
 
@@ -211,13 +217,8 @@ def queue_heap_loops() -> Any:
     global _queue_loops, _queue_less_compiled
     if _queue_loops is _UNSET:
         _queue_loops = None
-        if not os.environ.get("CAPACITY_LAB_NO_JIT"):
-            try:
-                from numba import njit
-            except ImportError:  # pragma: no cover - numba is in requirements.txt
-                pass
-            else:
-                _queue_less_compiled = njit(cache=True, nogil=True)(_queue_less)
-                _queue_loops = (njit(cache=True, nogil=True)(_queue_pop), njit(cache=True, nogil=True)(_queue_push),
-                                _queue_less_compiled)
+        jit = _compiler()
+        if jit is not None:
+            _queue_less_compiled = jit(_queue_less)  # (before the two that call it are compiled)
+            _queue_loops = (jit(_queue_pop), jit(_queue_push), _queue_less_compiled)
     return _queue_loops

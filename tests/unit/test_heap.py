@@ -28,22 +28,14 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
     import random
 
     from capacity.framework.session import _first_decisive, _job_key, _job_tie, _keyed_job_less
-    from capacity.model import Job, Task, TaskStatus
+    from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key, _priority_order
-    from capacity.resources import Resource
 
     rnd = random.Random(3)
     reference = _first_decisive((("priority", _priority_order), ("gang", GangPlugin.job_order)), _job_tie)
     keyed = _keyed_job_less(_job_key((_priority_key, GangPlugin.job_order_key)))
-    jobs = []
-    for j in range(30):
-        job = Job(f"ns/j{j % 7}-{j}", "j", "ns", "q", rnd.randint(0, 3), {}, rnd.choice([0, 10, 10, 1000]),
-                  False, False, rnd.choice(["2023-01-01", "2023-01-02"]), "Inqueue", None, {})
-        for k in range(rnd.randint(0, 3)):
-            job.add_task(Task(f"{job.uid}-{k}", "t", "ns", job.uid, "", Resource(1.0, 1.0), 0, False, "",
-                              TaskStatus.PENDING, None))
-        jobs.append(job)
+    jobs = _random_jobs(rnd, 30)
     for _round in range(6):
         assert [[keyed(a, b) for b in jobs] for a in jobs] == [[reference(a, b) for b in jobs] for a in jobs]
         for job in rnd.sample(jobs, 10):  # some tasks move: gang readiness changes
