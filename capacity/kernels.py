@@ -99,10 +99,6 @@ def _update_lean(idx: Any, rk: Any, rv: Any, fi: Any, idle: Any, ok: Any, pods: 
     return nflag
 
 
-_UNSET: Any = object()
-_loop: Any = _UNSET
-
-
 def _compiler() -> Any:
     """numba's compiler for this module's loops (cached on disk per checkout), or None: numba missing or
     CAPACITY_LAB_NO_JIT set."""
@@ -115,13 +111,21 @@ def _compiler() -> Any:
     return lambda fn: njit(cache=True, nogil=True)(fn)
 
 
-def lean_loop() -> Any:
-    """The compiled `_update_lean`, made at the first call of a process; None without numba."""
-    global _loop
-    if _loop is _UNSET:
+_made: dict[Any, Any] = {}  # per loop as written: the compiled one, or None
+
+
+def _compiled(fn: Any) -> Any:
+    """`fn` compiled, made at its first call in a process (loaded from the disk cache when there is one);
+    None without numba."""
+    if fn not in _made:
         jit = _compiler()
-        _loop = jit(_update_lean) if jit is not None else None
-    return _loop
+        _made[fn] = jit(fn) if jit is not None else None
+    return _made[fn]
+
+
+def lean_loop() -> Any:
+    """The compiled `_update_lean`; None without numba."""
+    return _compiled(_update_lean)
 
 
 # ---- allocate's best node with its ties, traced -------------------------------------------------------
@@ -155,16 +159,9 @@ def _best_ties(scores: Any) -> Any:
     return k, best, tied
 
 
-_ties: Any = _UNSET
-
-
 def best_ties() -> Any:
-    """The compiled `_best_ties`, made at the first call of a process; None without numba."""
-    global _ties
-    if _ties is _UNSET:
-        jit = _compiler()
-        _ties = jit(_best_ties) if jit is not None else None
-    return _ties
+    """The compiled `_best_ties`; None without numba."""
+    return _compiled(_best_ties)
 
 
 # ---- capacity's queue order, for allocate's queue heap ------------------------------------------------
@@ -252,16 +249,13 @@ def _queue_push(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any) ->
 
 
 _queue_less_compiled: Any = _queue_less  # the compiled one once queue_heap_loops() made it
-_queue_loops: Any = _UNSET
 
 
 def queue_heap_loops() -> Any:
-    """(pop, push, less) compiled, made at the first call of a process; None without numba."""
-    global _queue_loops, _queue_less_compiled
-    if _queue_loops is _UNSET:
-        _queue_loops = None
-        jit = _compiler()
-        if jit is not None:
-            _queue_less_compiled = jit(_queue_less)  # (before the two that call it are compiled)
-            _queue_loops = (jit(_queue_pop), jit(_queue_push), _queue_less_compiled)
-    return _queue_loops
+    """(pop, push, less) compiled; None without numba. `less` is compiled first: the two others call it."""
+    global _queue_less_compiled
+    less = _compiled(_queue_less)
+    if less is None:
+        return None
+    _queue_less_compiled = less
+    return _compiled(_queue_pop), _compiled(_queue_push), less
