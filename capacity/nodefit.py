@@ -216,6 +216,9 @@ class NodeFit:
         shape = self.alloc.shape
         self.state = np.zeros((3, *shape))  # FutureIdle, Idle, Used
         self.fi, self.idle, self.used = self.state
+        # The same memory flat, for writing one node's column a value at a time (`refresh`): some twice as
+        # fast as numpy's assignment of a few values, which a cycle makes once per allocated task.
+        self._state_flat = memoryview(self.state.reshape(-1))
         self.fi[:] = self.alloc  # an empty node's FutureIdle and Idle are its allocatable
         self.idle[:] = self.alloc
         self.max_tasks = base.max_tasks
@@ -223,6 +226,7 @@ class NodeFit:
         # Mirror request sums: kube-scheduler's non-zero cpu and memory (rows 0, 1 of nonzero) and the
         # raw cpu, memory and GPU requests (rows 0, 1, 2 of requested).
         self.mirror_sums = np.zeros((5, n))  # the two tables in one, for one gather: nonzero then requested
+        self._sums_flat = memoryview(self.mirror_sums.reshape(-1))  # (as _state_flat)
         self.nonzero = self.mirror_sums[:2]
         self.requested = self.mirror_sums[2:]
         # The same values as Python lists, for the node-by-node Placement update: per node its FutureIdle
@@ -323,7 +327,10 @@ class NodeFit:
         self.pods_list[i] = pods
         self.sums[i] = sums
         self.pods[i] = pods
-        self.mirror_sums[:, i] = sums
+        flat, n, k = self._sums_flat, self.n, i
+        for v in sums:  # mirror_sums[:, i] = sums
+            flat[k] = v
+            k += n
 
     def bound(self, victims: np.ndarray) -> np.ndarray:
         """FutureIdle plus the requests of possible victims: no victim set on a node frees more (requests
@@ -355,12 +362,25 @@ class NodeFit:
                 idle_rows[i] = [*ir, 0.0]
                 fi_rows[i] = [*fr, 0.0]
         else:
-            state = self.state
+            # state[:, :-1, i] = (fi_row, idle_row, used_row), a value at a time (see _state_flat)
+            flat, n = self._state_flat, self.n
+            plane = self.state.shape[1] * n
             for i in dirty:
                 node = nodes[i]
                 idle_row = row(node.idle)
                 fi_row = idle_row if _settled(node) else row(node.future_idle())
-                state[:, :-1, i] = (fi_row, idle_row, row(node.used))
+                k = i
+                for v in fi_row:
+                    flat[k] = v
+                    k += n
+                k = plane + i
+                for v in idle_row:
+                    flat[k] = v
+                    k += n
+                k = 2 * plane + i
+                for v in row(node.used):
+                    flat[k] = v
+                    k += n
                 idle_rows[i] = [*idle_row, 0.0]
                 fi_rows[i] = [*fi_row, 0.0]
         log = self.log
@@ -495,7 +515,7 @@ class Placement:
     the node is a candidate (FutureIdle fit and predicates), and its score in gradient G1 (fits Idle) or
     G2 (the other candidates), -inf elsewhere. Updated only for nodes that changed since last used."""
 
-    __slots__ = ("fit", "ssn", "version", "cand", "s1", "s2", "per_node")
+    __slots__ = ("fit", "ssn", "version", "cand", "s1", "s2", "per_node", "loop_args")
 
     def __init__(self, fit: NodeFit, task: Task) -> None:
         self.fit = fit
@@ -504,6 +524,9 @@ class Placement:
         # update_nodes' inputs, the same for every task of this kind: the request's (row, value) pairs, the
         # plugins' per-node predicate and score functions; None until first needed, False if unavailable.
         self.per_node: Any = None
+        # The compiled loop's inputs (update_compiled) between the positions and the outputs, the same at
+        # every call: made at the first; False: the loop does not apply.
+        self.loop_args: Any = None
         self.cand = np.zeros(fit.n, dtype=bool)
         self.s1 = np.full(fit.n, -np.inf)
         self.s2 = np.full(fit.n, -np.inf)
@@ -519,7 +542,7 @@ class Placement:
         p.fit = fit
         p.ssn = fit.ssn
         p.version = 0
-        p.per_node = None
+        p.per_node = p.loop_args = None
         p.cand, p.s1, p.s2 = (a.copy() for a in arrays)
         return p
 
@@ -574,15 +597,22 @@ class Placement:
         """`update_nodes` for the positions idx (None: every node) through the compiled loop
         (capacity.kernels); nodes it flags are answered again in Python. False (nothing done) when the loop
         does not apply to this kind of task."""
-        per_node = self._per_node(task)
-        if per_node is False or per_node[3] is None:
-            return False
+        args = self.loop_args
         fit = self.fit
-        rk, rv, ok, pods, max_tasks, sums, alloc, whole, cpu, mem, rc, rm, rg, lw, bw = per_node[3]
-        at = fit.all_positions if idx is None else np.asarray(idx, dtype=np.int64)
+        if args is None:  # (made at its first update, used at every later one: some 8,000 a cycle at openb scale)
+            per_node = self._per_node(task)
+            if per_node is False or per_node[3] is None:
+                args = False
+            else:
+                rk, rv, ok, pods, max_tasks, sums, alloc, whole, cpu, mem, rc, rm, rg, lw, bw = per_node[3]
+                args = (rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole, cpu, mem, rc, rm, rg,
+                        lw, bw, _NEG_EPS)
+            self.loop_args = args
+        if args is False:
+            return False
         flagged = fit.flag_buffer
-        n = fit.lean_loop(at, rk, rv, fit.fi, fit.idle, ok, pods, max_tasks, sums, alloc, whole,
-                          cpu, mem, rc, rm, rg, lw, bw, _NEG_EPS, self.cand, self.s1, self.s2, flagged)
+        n = fit.lean_loop(fit.all_positions if idx is None else np.asarray(idx, dtype=np.int64), *args,
+                          self.cand, self.s1, self.s2, flagged)
         if n:
             self.update_nodes(task, flagged[:n].tolist())
         return True

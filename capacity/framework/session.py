@@ -883,7 +883,7 @@ class Session:
             self.cache.fit_tables = fit.tables()
         if fit is not None:  # only a NodeFit points nodes at itself
             for placement in fit.placements.values():
-                placement.per_node = placement.fit = placement.ssn = None
+                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None
             for node in fit.nodes:
                 node.fit = None
             fit.__dict__.clear()
