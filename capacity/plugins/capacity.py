@@ -319,11 +319,13 @@ def inqueue_resource(job: Job, allocated: Resource) -> Resource:
 
 def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     """DeductSchGatedResources: leave out what scheduling-gated tasks would need."""
-    gated = Resource.empty()
+    gated = None  # (made at the first gated task: a cycle asks once per admitted job, most have none)
     for t in job.tasks.values():
         if t.sch_gated:
+            if gated is None:
+                gated = Resource.empty()
             gated.add(t.resreq)
-    if gated.is_empty():  # (always so without gated tasks: accumulate_job skips the call then)
+    if gated is None or gated.is_empty():  # (always so without gated tasks: accumulate_job skips the call then)
         return r
     out = r.clone()
     out.cpu = max(out.cpu - gated.cpu, 0.0)

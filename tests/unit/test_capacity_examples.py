@@ -173,3 +173,24 @@ def test_reclaim_dimensions_example_28() -> None:
     result = run_cycle(c, write_back=False)
     assert result.evicted == ["ns1/p28"]
     assert result.pipelined == {"ns1/pg18b": ["n1"]}
+
+
+@pytest.mark.parametrize("gated", [True, False])
+def test_enqueue_reserves_minresources_less_what_gated_pods_request(gated: bool) -> None:
+    """JobEnqueued adds DeductSchGated(minResources) to the queue's inqueue (queue-plugins §2.13): job a's
+    gated pod leaves its 2 cpu out of the reservation, so job b's 2 cpu still fit the queue's 4 after it;
+    ungated, a reserves all 4 and b waits."""
+    gate = {"schedulingGates": [{"name": "example.com/wait"}]} if gated else {}
+    gated_pod = pod("a2", "a", {"cpu": "2"})
+    gated_pod["spec"].update(gate)
+    c = cluster(
+        conf("enqueue", [CAP]),
+        node("n1", cpu="8"),
+        queue("q", capability={"cpu": "4"}),
+        podgroup("a", "q", min_member=2, phase="Pending", min_resources={"cpu": "4"}),
+        podgroup("b", "q", phase="Pending", min_resources={"cpu": "2"}),
+        pod("a1", "a", {"cpu": "2"}), gated_pod, pod("b1", "b", {"cpu": "2"}),
+    )
+    phases = run_cycle(c).podgroup_phases
+    assert phases["ns1/a"] == "Inqueue"
+    assert phases["ns1/b"] == ("Inqueue" if gated else "Pending")
