@@ -485,10 +485,11 @@ class Session:
                 if v > 0:
                     permit = True
             if permit:
-                later = [n for t in tiers[ti + 1:] for n, _ in t]
-                if later and trace.enabled:
-                    trace.event(f"{point}TierShortCircuit", subject, True, tier=ti,
-                                quirk=f"a Permit in tier {ti + 1} hides {', '.join(later)} in later tiers")
+                if trace.enabled:  # (the names are only read by the record: not listed untraced)
+                    later = [n for t in tiers[ti + 1:] for n, _ in t]
+                    if later:
+                        trace.event(f"{point}TierShortCircuit", subject, True, tier=ti,
+                                    quirk=f"a Permit in tier {ti + 1} hides {', '.join(later)} in later tiers")
                 return True
         return True
 
@@ -525,7 +526,8 @@ class Session:
                 continue
             for name, fn in tier:
                 if not fn(job):
-                    self.trace.vote("jobStarving", job.uid, name, False)
+                    if self.trace.enabled:  # (asked of every job by reclaim and preempt)
+                        self.trace.vote("jobStarving", job.uid, name, False)
                     return False
             return True
         return False

@@ -194,3 +194,21 @@ def test_enqueue_reserves_minresources_less_what_gated_pods_request(gated: bool)
     phases = run_cycle(c).podgroup_phases
     assert phases["ns1/a"] == "Inqueue"
     assert phases["ns1/b"] == ("Inqueue" if gated else "Pending")
+
+
+def test_a_permit_in_an_earlier_tier_hides_later_enqueue_voters_and_the_trace_says_which() -> None:
+    """JobEnqueueable voting (actions-framework): a tier with a Permit decides, so overcommit in the second
+    tier is never asked; the trace names what the Permit hid (and only a traced cycle lists it)."""
+    c = cluster(
+        conf("enqueue", [CAP], [{"name": "overcommit"}]),
+        node("n1", cpu="8"),
+        queue("q", capability={"cpu": "4"}),
+        podgroup("a", "q", phase="Pending", min_resources={"cpu": "2"}),
+        pod("a1", "a", {"cpu": "2"}),
+    )
+    result = run_cycle(c)
+    hidden = [r for r in result.records if r.kind == "jobEnqueueableTierShortCircuit"]
+    assert [(r.subject, r.detail["tier"], r.detail["quirk"]) for r in hidden] == [
+        ("ns1/a", 0, "a Permit in tier 1 hides overcommit in later tiers")]
+    assert not [r for r in result.records if r.kind == "jobEnqueueable" and r.plugin == "overcommit"]
+    assert result.podgroup_phases["ns1/a"] == "Inqueue"
