@@ -212,3 +212,37 @@ def test_a_permit_in_an_earlier_tier_hides_later_enqueue_voters_and_the_trace_sa
         ("ns1/a", 0, "a Permit in tier 1 hides overcommit in later tiers")]
     assert not [r for r in result.records if r.kind == "jobEnqueueable" and r.plugin == "overcommit"]
     assert result.podgroup_phases["ns1/a"] == "Inqueue"
+
+
+def test_a_gated_pod_larger_than_minresources_reserves_nothing_not_less_than_nothing() -> None:
+    """DeductSchGated floors each dimension at 0 (queue-plugins §1.6): job a's gated 4-cpu pod against its
+    2-cpu minResources reserves 0, not -2 cpu that would let job b's 5 cpu past the queue's 4."""
+    gated = pod("a2", "a", {"cpu": "4"})
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    c = cluster(
+        conf("enqueue", [CAP]),
+        node("n1", cpu="8"),
+        queue("q", capability={"cpu": "4"}),
+        podgroup("a", "q", phase="Pending", min_resources={"cpu": "2"}),
+        podgroup("b", "q", phase="Pending", min_resources={"cpu": "5"}),
+        pod("a1", "a", {"cpu": "1"}), gated, pod("b1", "b", {"cpu": "5"}),
+    )
+    phases = run_cycle(c).podgroup_phases
+    assert (phases["ns1/a"], phases["ns1/b"]) == ("Inqueue", "Pending")
+
+
+@pytest.mark.parametrize(("min_member", "b_phase"), [(1, "Pending"), (2, "Inqueue")])
+def test_a_running_job_reserves_the_rest_of_its_minresources_once_minmember_tasks_run(min_member: int,
+                                                                                        b_phase: str) -> None:
+    """Tree build step 3 (queue-plugins §3): a Running PodGroup with at least minMember allocated tasks keeps
+    minResources - allocated in the queue's inqueue. Job a runs 1 of its 3 cpu: with minMember 1 the other
+    2 stay reserved and job b's 2 cpu do not fit the queue's 4 (1 + 2 + 2); with minMember 2 nothing is."""
+    c = cluster(
+        conf("enqueue", [CAP]),
+        node("n1", cpu="8"),
+        queue("q", capability={"cpu": "4"}),
+        podgroup("a", "q", min_member=min_member, phase="Running", min_resources={"cpu": "3"}),
+        podgroup("b", "q", phase="Pending", min_resources={"cpu": "2"}),
+        pod("a1", "a", {"cpu": "1"}, node_name="n1"), pod("b1", "b", {"cpu": "2"}),
+    )
+    assert run_cycle(c).podgroup_phases["ns1/b"] == b_phase
