@@ -1,0 +1,53 @@
+"""Rules of the actions (spec actions-framework) that no test pinned until a one-line change to each went
+unnoticed by the whole suite: each test here fails if its rule is dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from capacity.k8s import load_objects
+from capacity.scheduler import run_cycle, simulate
+from capacity.trace import Trace
+from tests.builders import cluster, conf, node, pod, podgroup, queue
+from tests.unit.test_untraced_paths import _tidal
+
+GANG_PREDICATES = ([{"name": "gang"}], [{"name": "predicates"}])
+
+
+@pytest.mark.parametrize("traced", [True, False])
+def test_a_pod_whose_preemption_policy_is_never_reclaims_nothing(traced: bool) -> None:
+    """reclaim.go skips a preemptor with preemptionPolicy Never: inference's waiting pod would otherwise
+    take a cpu back from training (test_untraced_paths: one eviction)."""
+    def evictions(policy: str | None) -> list[str]:
+        objs = _tidal()
+        if policy:
+            objs[-1]["spec"]["preemptionPolicy"] = policy
+        run = simulate(load_objects(objs), cycles=2, trace=Trace(enabled=traced))
+        return [key for c in run.cycles for key in c.evicted]
+
+    assert len(evictions(None)) == 1
+    assert evictions("Never") == []
+
+
+@pytest.mark.parametrize(("actions", "bound"), [("enqueue, allocate", False), ("enqueue, allocate, backfill", True)])
+def test_allocate_leaves_best_effort_pods_to_backfill(actions: str, bound: bool) -> None:
+    """allocate's worksheets hold no BestEffort task (a pod that requests nothing): backfill places those."""
+    c = cluster(conf(actions, *GANG_PREDICATES), node("n1", cpu="8"), queue("q"),
+                podgroup("j", "q"), pod("p1", "j", {}))
+    assert ("ns1/p1" in run_cycle(c, Trace(enabled=False)).binds) is bound
+
+
+def test_allocate_stops_trying_a_role_once_one_of_its_tasks_fit_nowhere() -> None:
+    """A task of a role that already failed to fit is skipped (roleAlreadyFailed) instead of being checked
+    against every node again; another role is still tried."""
+    def member(name: str, role: str) -> dict[str, Any]:
+        p = pod(name, "j", {"cpu": "16"})
+        p["metadata"]["annotations"]["volcano.sh/task-spec"] = role
+        return p
+
+    c = cluster(conf("enqueue, allocate", *GANG_PREDICATES), node("n1", cpu="8"), queue("q"),
+                podgroup("j", "q"), member("p1", "ps"), member("w1", "worker"), member("w2", "worker"))
+    outcome = {r.subject: r.kind for r in run_cycle(c).records if r.kind in ("noFit", "roleAlreadyFailed")}
+    assert outcome == {"ns1/p1": "noFit", "ns1/w1": "noFit", "ns1/w2": "roleAlreadyFailed"}
