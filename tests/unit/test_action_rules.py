@@ -51,3 +51,39 @@ def test_allocate_stops_trying_a_role_once_one_of_its_tasks_fit_nowhere() -> Non
                 podgroup("j", "q"), member("p1", "ps"), member("w1", "worker"), member("w2", "worker"))
     outcome = {r.subject: r.kind for r in run_cycle(c).records if r.kind in ("noFit", "roleAlreadyFailed")}
     assert outcome == {"ns1/p1": "noFit", "ns1/w1": "noFit", "ns1/w2": "roleAlreadyFailed"}
+
+
+def _best_effort(name: str, group: str, node_name: str = "", priority_class: str = "") -> dict[str, Any]:
+    p = pod(name, group, {}, node_name=node_name)
+    if priority_class:
+        p["spec"]["priorityClassName"] = priority_class
+    return p
+
+
+def test_backfill_leaves_a_gated_best_effort_pod_alone() -> None:
+    """backfill takes the Pending BestEffort tasks that are not gated (actions-framework §7.3)."""
+    gated = _best_effort("p2", "j")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/wait"}]
+    c = cluster(conf("enqueue, allocate, backfill", *GANG_PREDICATES), node("n1", cpu="8"), queue("q"),
+                podgroup("j", "q"), _best_effort("p1", "j"), gated)
+    assert run_cycle(c, Trace(enabled=False)).binds == {"ns1/p1": "n1"}
+
+
+def test_backfill_binds_a_best_effort_task_that_preempt_pipelined() -> None:
+    """backfill UnPipelines a Pipelined BestEffort task and places it again (actions-framework §7.3). With
+    preempt before backfill, preempt evicts the low-priority pod from the one-pod node and pipelines the
+    high-priority one there; the evicted pod has left the node's mirror (trap 24), so backfill binds it."""
+    def group(name: str, priority_class: str, phase: str, min_member: int) -> dict[str, Any]:
+        g = podgroup(name, "q", min_member=min_member, phase=phase)
+        g["spec"]["priorityClassName"] = priority_class
+        return g
+
+    classes = [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": n}, "value": v}
+               for n, v in (("high", 1000), ("low", 10))]
+    c = cluster(conf("enqueue, allocate, preempt, backfill", [{"name": "priority"}, {"name": "gang"}],
+                     [{"name": "predicates"}]),
+                *classes, node("n1", cpu="8", pods="1"), queue("q"),
+                group("low", "low", "Running", 0), _best_effort("l1", "low", node_name="n1", priority_class="low"),
+                group("high", "high", "Inqueue", 1), _best_effort("h1", "high", priority_class="high"))
+    result = run_cycle(c, Trace(enabled=False))
+    assert (result.evicted, result.binds, result.pipelined) == (["ns1/l1"], {"ns1/h1": "n1"}, {})
