@@ -321,3 +321,15 @@ def test_session_close_reports_queue_summary() -> None:
     assert q1["deserved"] == {"cpu": 2000, "memory": 2 * GI - 1e9 + GI, "pods": 3}
     assert set(q1) >= {"deserved", "allocated", "realCapability", "share", "capability", "guarantee",
                        "inqueue", "elastic", "request", "parent"}
+
+
+@pytest.mark.parametrize(("b_min", "b_phase"), [("3", "Inqueue"), ("4", "Pending")])
+def test_enqueue_counts_a_running_jobs_elastic_part_as_free(b_min: str, b_phase: str) -> None:
+    """proportion's JobEnqueueable checks minResources + allocated + inqueue - elastic against the queue's
+    realCapability: job a runs 2 cpu on a 1-cpu minimum, so 1 cpu is elastic and job b's 3 cpu still fit
+    the queue's 4 (3 + 2 + 0 - 1), its 4 do not."""
+    c = cluster(conf("enqueue", [{"name": "proportion"}]), node("n1", cpu="8"), queue("q", capability={"cpu": "4"}),
+                podgroup("a", "q", phase="Running", min_resources={"cpu": "1"}),
+                pod("a1", "a", {"cpu": "1"}, node_name="n1"), pod("a2", "a", {"cpu": "1"}, node_name="n1"),
+                podgroup("b", "q", phase="Pending", min_resources={"cpu": b_min}), pod("b1", "b", {"cpu": b_min}))
+    assert run_cycle(c).podgroup_phases["ns1/b"] == b_phase
