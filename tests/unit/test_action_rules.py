@@ -87,3 +87,24 @@ def test_backfill_binds_a_best_effort_task_that_preempt_pipelined() -> None:
                 group("high", "high", "Inqueue", 1), _best_effort("h1", "high", priority_class="high"))
     result = run_cycle(c, Trace(enabled=False))
     assert (result.evicted, result.binds, result.pipelined) == (["ns1/l1"], {"ns1/h1": "n1"}, {})
+
+
+@pytest.mark.parametrize(("min_resources", "phase"), [(None, "Inqueue"), ({"cpu": "1"}, "Pending")])
+def test_enqueue_admits_a_job_without_minresources_without_asking_the_plugins(min_resources: dict | None,
+                                                                             phase: str) -> None:
+    """enqueue.go admits a PodGroup that sets no minResources before any JobEnqueueable vote, so even
+    proportion's refusal of a Closed queue does not hold it back; with minResources it does."""
+    closed = queue("q")
+    closed["status"]["state"] = "Closed"
+    c = cluster(conf("enqueue", [{"name": "proportion"}]), node("n1", cpu="8"), closed,
+                podgroup("j", "q", phase="Pending", min_resources=min_resources), pod("p1", "j", {"cpu": "1"}))
+    assert run_cycle(c).podgroup_phases["ns1/j"] == phase
+
+
+def test_the_node_a_reclaim_pipelined_onto_is_written_back_as_nominated() -> None:
+    """A pipeline that evicted leaves nominatedNodeName on the pod (trap 26); write-back keeps it on the
+    cluster's pod for the next cycle (spec §11)."""
+    c = load_objects(_tidal())
+    result = run_cycle(c)
+    assert result.nominated == {"ns1/i-worker-0": "n1"}
+    assert {k: p.nominated_node for k, p in c.pods.items() if p.nominated_node} == {"ns1/i-worker-0": "n1"}
