@@ -960,7 +960,7 @@ class CapacityPlugin(Plugin):
             return [attr]
         return [attr, *reversed(attr.ancestors)]
 
-    def _common_refusal(self, queue: QueueSpec, attr: QueueAttr | None, subject: str) -> str | None:
+    def _common_refusal(self, queue: QueueSpec, attr: QueueAttr | None) -> str | None:
         if not queue.is_open():
             return f"queue {queue.name} is {queue.state or 'not Open'} (state must be Open)"
         if not self.ready:
@@ -978,19 +978,22 @@ class CapacityPlugin(Plugin):
         got = self._open_paths.get(queue.name)
         if got is None:
             attr = self.attrs.get(queue.name)
-            if self._common_refusal(queue, attr, "") is not None:
+            if self._common_refusal(queue, attr) is not None:
                 return None
             assert attr is not None
             got = self._open_paths[queue.name] = (attr, self._path(attr))
         return got
 
+    def _file_refusal(self, queue: QueueSpec) -> None:
+        """The trace's reason for a queue `_open_path` refuses (its `_common_refusal`)."""
+        why = self._common_refusal(queue, self.attrs.get(queue.name))
+        assert why is not None
+        self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
+
     def allocatable(self, queue: QueueSpec, task: Task) -> bool:
         got = self._open_path(queue)
         if got is None:
-            attr = self.attrs.get(queue.name)
-            why = self._common_refusal(queue, attr, task.key)
-            assert why is not None
-            self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
+            self._file_refusal(queue)
             return False
         attr, path = got
         if self.ssn.options.leaf_only_allocatable:
@@ -1025,9 +1028,7 @@ class CapacityPlugin(Plugin):
         queue = self.ssn.queues[job.queue]
         got = self._open_path(queue)
         if got is None:
-            why = self._common_refusal(queue, self.attrs.get(job.queue), job.uid)
-            assert why is not None
-            self.trace.because(self.name, "queueState" if "state" in why else "notReady", why)
+            self._file_refusal(queue)
             return REJECT
         attr, path = got
         if job.min_resources is None:
