@@ -16,6 +16,7 @@ over exactly the same nodes and file the same record.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -81,37 +82,64 @@ class VictimTable:
 
     def __init__(self, ssn: Session, fit: NodeFit) -> None:
         self.fit = fit
-        # One pass over the nodes' tasks, one tuple per row; columns by transposing.
-        get_task, get_job = ssn.all_tasks.get, ssn.jobs.get
-        rows: list[tuple[Any, ...]] = []
-        append = rows.append
-        for i, node in enumerate(fit.nodes):
-            for nt in node.tasks.values():
-                t = get_task(nt.uid)
-                if t is not None and t.status & _MAY_BE_CANDIDATE:
-                    job = get_job(t.job)
-                    if job is not None:
-                        r = t.resreq
-                        append((t, i, job.queue, t.job, t.preemptable, t.best_effort, r.cpu, r.memory, r.scalars))
+        self.queue_ids: dict[str, int] = {}
+        self.job_ids: dict[str, int] = {}
+        self.tasks: list[Task] = []
+        self._set_rows(ssn, fit, _read_rows(ssn, fit, range(fit.n)))
+
+    def _set_rows(self, ssn: Session, fit: NodeFit, rows: list[tuple[Any, ...]]) -> None:
+        """Columns from `rows` (NodeList order, each node's tasks in order), numbering queues and jobs on
+        from the ids already given (ids are only compared, so any numbering answers the same)."""
         cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 9
         tasks, node_of, queue_of, job_of, preemptable, best_effort, cpu, memory, scalars = cols
-        self.tasks: list[Task] = list(tasks)
+        self.tasks = list(tasks)
         self.node = np.array(node_of, dtype=np.intp)
-        queue_ids = self.queue_ids = {q: k for k, q in enumerate(sorted(set(queue_of)))}
+        queue_ids, job_ids = self.queue_ids, self.job_ids
+        for q in sorted(set(queue_of).difference(queue_ids)):
+            queue_ids[q] = len(queue_ids)
+        for j in sorted(set(job_of).difference(job_ids)):
+            job_ids[j] = len(job_ids)
         self.queue = np.array([queue_ids[q] for q in queue_of], dtype=np.intp)
-        job_ids = self.job_ids = {j: k for k, j in enumerate(sorted(set(job_of)))}
         self.job = np.array([job_ids[j] for j in job_of], dtype=np.intp)
         self.preemptable = np.array(preemptable, dtype=bool)
         self.best_effort = np.array(best_effort, dtype=bool)
-        queues = ssn.queues
-        reclaimable = np.array([q in queues and queues[q].reclaimable for q in queue_ids], dtype=bool)
-        self.reclaimable = reclaimable[self.queue]  # (per queue id, then per row)
         req = [cpu, memory]
         for k in fit.scalar_dims:
             req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
         self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
-        self.version = -1
+        self._serve(ssn, fit)
+
+    def _serve(self, ssn: Session, fit: NodeFit) -> None:
+        """Bind the rows to `ssn`: the queues' reclaimable flags read now, statuses and the plugins' answers
+        on first use, and what the rows were read from, for a later session to check (`_kept`)."""
+        self.fit = fit
+        queues = ssn.queues
+        reclaimable = np.array([q in queues and queues[q].reclaimable for q in self.queue_ids], dtype=bool)
+        self.reclaimable = reclaimable[self.queue]  # (per queue id, then per row)
+        self.base = fit.base
+        self.dims_key = fit.dims_key
+        self.version = -1  # (a kept table's version numbers are the last session's)
         self.refresh(ssn)
+
+    def _splice(self, ssn: Session, fit: NodeFit, redo: np.ndarray) -> None:
+        """Read the rows of the nodes flagged in `redo` again, keep the others', in NodeList order."""
+        keep = ~redo[self.node]
+        kept_rows = keep.nonzero()[0]
+        fresh = _read_rows(ssn, fit, redo.nonzero()[0].tolist())
+        old_tasks = self.tasks
+        node, queue, job = self.node[keep], self.queue[keep], self.job[keep]
+        preemptable, best_effort, req = self.preemptable[keep], self.best_effort[keep], self.req[:, keep]
+        self._set_rows(ssn, fit, fresh)
+        order = np.argsort(np.concatenate((node, self.node)), kind="stable")
+        self.node = np.concatenate((node, self.node))[order]
+        self.queue = np.concatenate((queue, self.queue))[order]
+        self.job = np.concatenate((job, self.job))[order]
+        self.preemptable = np.concatenate((preemptable, self.preemptable))[order]
+        self.best_effort = np.concatenate((best_effort, self.best_effort))[order]
+        self.req = np.concatenate((req, self.req), axis=1)[:, order]
+        merged = [old_tasks[k] for k in kept_rows.tolist()] + self.tasks
+        self.tasks = [merged[k] for k in order.tolist()]
+        self._serve(ssn, fit)
 
     def refresh(self, ssn: Session) -> None:
         if self.version == ssn.version:
@@ -200,10 +228,70 @@ class VictimTable:
 
 
 def victim_table(ssn: Session, fit: NodeFit) -> VictimTable:
-    """The session's VictimTable (built on first use), current with the session's state."""
+    """The session's VictimTable (built on first use, or the last session's taken over), current with the
+    session's state."""
     table = getattr(ssn, "_victim_table", None)
     if table is None or table.fit is not fit:
-        table = VictimTable(ssn, fit)
+        table = _kept(ssn, fit)
+        if table is None:
+            table = VictimTable(ssn, fit)
+            if ssn.cache is not None:
+                ssn.cache.victim_table = table
         ssn._victim_table = table  # type: ignore[attr-defined]
     table.refresh(ssn)
     return table
+
+
+def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
+    """The VictimTable a SnapshotCache kept, taken over with the rows of some nodes read again.
+
+    Rows are the session tasks on nodes that are Bound, Running or Releasing when the table is built; no
+    action before the first build evicts, and the statuses tasks enter later are not those, so rows are a
+    function of the snapshot (VictimTable). A task the snapshot takes over with its job (SnapshotCache:
+    the job's inputs the same, nothing moved in it) is on the same node in the same status: its row is
+    the same, at the same position if the NodeList is the same nodes (the same NodeBase). So only the
+    nodes of rows no longer the session's task of their pod (their job built anew, or gone) and those
+    holding a task of a job built anew in one of those statuses (a new row) are read again: in a steady
+    S1 cycle, none of 1,523, and checking the 8,109 rows costs 2.5 ms against 37 ms to build.
+    """
+    cache = ssn.cache
+    table = cache.victim_table if cache is not None else None
+    if table is None or table.base is not fit.base or table.dims_key != fit.dims_key:
+        return None
+    redo = np.zeros(fit.n, dtype=bool)
+    get = ssn.all_tasks.get
+    stale = [k for k, t in enumerate(table.tasks) if get(t.uid) is not t]
+    if stale:
+        redo[table.node[stale]] = True
+    pos = fit.pos
+    for job in ssn.fresh_jobs:
+        for t in job.tasks.values():
+            if t.node_name and t.status & _MAY_BE_CANDIDATE:
+                i = pos.get(t.node_name)
+                if i is not None:
+                    redo[i] = True
+    if not redo.any():
+        table._serve(ssn, fit)
+    elif redo.sum() * 4 > fit.n:
+        return None  # (reading most nodes again: as cheap to build afresh)
+    else:
+        table._splice(ssn, fit, redo)
+    return table
+
+
+def _read_rows(ssn: Session, fit: NodeFit, positions: Iterable[int]) -> list[tuple[Any, ...]]:
+    """The table's rows on the nodes at `positions` (ascending), one tuple per row: task, node position,
+    queue, job, preemptable, BestEffort, cpu, memory, scalars."""
+    get_task, get_job = ssn.all_tasks.get, ssn.jobs.get
+    nodes = fit.nodes
+    rows: list[tuple[Any, ...]] = []
+    append = rows.append
+    for i in positions:
+        for nt in nodes[i].tasks.values():
+            t = get_task(nt.uid)
+            if t is not None and t.status & _MAY_BE_CANDIDATE:
+                job = get_job(t.job)
+                if job is not None:
+                    r = t.resreq
+                    append((t, i, job.queue, t.job, t.preemptable, t.best_effort, r.cpu, r.memory, r.scalars))
+    return rows

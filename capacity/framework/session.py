@@ -216,6 +216,8 @@ class Session:
         kept_jobs = cache.take_jobs() if cache is not None else {}
         built: dict[str, tuple[Any, ...]] = {}  # per job: what it was built from (for the cache)
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
+        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed).
+        self.fresh_jobs: list[Job] = []
         for uid, pg in c.podgroups.items():
             if pg.queue not in self.queues:
                 continue
@@ -236,9 +238,11 @@ class Session:
                     job.order_key = None  # (made by the last session's order)
                     same.add(uid)
                     continue
-            jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
-                            priority, pre_raw == "true", pre_raw is not None, pg.creation,
-                            pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
+            job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
+                                  priority, pre_raw == "true", pre_raw is not None, pg.creation,
+                                  pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
+            if cache is not None:
+                self.fresh_jobs.append(job)
         self.all_tasks: dict[str, Task] = {}
         all_tasks = self.all_tasks
         # The pods on nodes at open, every node's Kubernetes mirror together (what plugins scan at open).

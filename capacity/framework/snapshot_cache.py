@@ -8,7 +8,8 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
   the next snapshot would build for a node without pods;
 * per NodeList, what NodeFit derives from the nodes' allocatable alone (names, the allocatable table,
   the rows an empty node starts with);
-* what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree).
+* what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree);
+* the rows of the last VictimTable (`victim_table`), which hold only tasks the snapshot put on nodes.
 
 Reuse is checked (the same NodeObj objects in the same order, no pod on the node and, for NodeFit's part,
 no change of NodeObjs since it was made; the same queue specs and total for capacity's tree), so a changed
@@ -53,6 +54,7 @@ class SnapshotCache:
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
+        self.victim_table: Any = None  # the last VictimTable built (reclaim, preempt), checked before reuse
 
     def nodes(self, cluster_nodes: list[NodeObj], occupied: dict[str, tuple[Any, ...]]
               ) -> tuple[list[NodeObj], list[Node], dict[str, Node], Resource, set[str]]:

@@ -14,6 +14,7 @@ import pytest
 from capacity.edit import set_node, set_queue_resources
 from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.replay import openb_cluster
+from capacity.resources import Resource
 from capacity.scheduler import open_session, run_actions, run_cycle
 from capacity.sim import SimOptions, Simulator
 from capacity.trace import Trace
@@ -399,3 +400,82 @@ def test_placements_resumed_across_sessions_decide_as_fresh_ones() -> None:
         nodefit.Placement.resume = real  # type: ignore[method-assign]
     assert resumed  # the runs do carry placements over
     assert runs[0] == runs[1] and runs[2] == runs[3]
+
+
+def _rows(table: Any) -> list[tuple[Any, ...]]:
+    """A VictimTable's rows as the actions read them (ids as the names they stand for)."""
+    queues = {k: q for q, k in table.queue_ids.items()}
+    jobs = {k: j for j, k in table.job_ids.items()}
+    return [(id(t), int(table.node[k]), queues[int(table.queue[k])], jobs[int(table.job[k])],
+             bool(table.preemptable[k]), bool(table.best_effort[k]), table.req[:, k].tolist(),
+             bool(table.reclaimable[k]))
+            for k, t in enumerate(table.tasks)]
+
+
+def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Check every VictimTable taken over against one built afresh in the same session; count them."""
+    from capacity.actions import victim_bound
+
+    kept = victim_bound._kept
+    seen = {"taken": 0, "reread": 0}
+
+    def checked(ssn: Any, fit: Any) -> Any:
+        last = ssn.cache.victim_table
+        tasks = list(last.tasks) if last is not None else None
+        table = kept(ssn, fit)
+        if table is not None:
+            seen["taken"] += 1
+            seen["reread"] += table.tasks != tasks
+            assert _rows(table) == _rows(victim_bound.VictimTable(ssn, fit))
+            assert table.version == ssn.version and table.flags == {}  # nothing answered for another session
+        return table
+
+    monkeypatch.setattr(victim_bound, "_kept", checked)
+    return seen
+
+
+def test_a_kept_victim_table_has_the_rows_a_fresh_one_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Taken over by the next session, the VictimTable reads again the rows of every node that is not the
+    same: its rows are those a table built in that session has, in the same order."""
+    seen = _checked_takeovers(monkeypatch)
+    sim = Simulator(openb_cluster(OPENB, departments=2, leaves=4), SimOptions(period=10))
+    sim.run_to_end()
+    assert seen["taken"] >= 5 and seen["reread"] >= 3
+
+
+def test_a_kept_victim_table_reads_again_the_nodes_of_jobs_built_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job built anew (its PodGroup edited, or new) brings new Task objects onto nodes; a job gone takes
+    its rows with it; the queues' reclaimable flags are read again; a NodeList of other nodes is built
+    afresh. Rows read again or kept are those a fresh table would have."""
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    seen = _checked_takeovers(monkeypatch)
+    c = cluster(conf("reclaim", [{"name": "priority"}, {"name": "gang"}, {"name": "capacity"}],
+                     [{"name": "predicates"}, {"name": "nodeorder"}]),
+                *[node(f"n{i}", cpu="2", memory="4Gi") for i in range(12)],
+                queue("q1", deserved={"cpu": "1"}), queue("q2", deserved={"cpu": "9"}),
+                *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],
+                *[pod(f"a{i}-0", f"a{i}", {"cpu": "2"}, node_name=f"n{i}") for i in range(5)],
+                podgroup("b", "q2", phase="Inqueue"), pod("b-0", "b", {"cpu": "3"}))
+    cache = SnapshotCache()
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)  # b-0 fits nowhere: nothing evicted
+    table = cache.victim_table
+    assert table is not None and len(table.tasks) == 4  # a4-0 has no PodGroup: no session task
+    c.podgroups["ns1/a1"] = replace(c.podgroups["ns1/a1"], annotations={"edited": "yes"})  # a1 built anew
+    c.podgroups["ns1/a4"] = replace(c.podgroups["ns1/a0"], name="a4")  # a4-0, on a node kept as it is, joins it
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    c.queues["q1"] = replace(c.queues["q1"], reclaimable=False)  # read again, though every row is kept
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert cache.victim_table is table and len(table.tasks) == 5 and not table.reclaimable.any()
+    del c.podgroups["ns1/a2"]  # a2-0 still runs on n2, outside every job: no row
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert cache.victim_table is table and len(table.tasks) == 4
+    c.podgroups["ns1/g"] = replace(c.podgroups["ns1/b"], name="g")  # a request of a new kind: other rows
+    c.pods["ns1/g-0"] = replace(c.pods["ns1/b-0"], name="g-0", uid="ns1-g-0", group="g",
+                                resreq=Resource(1000, 0, {"nvidia.com/gpu": 1000}))
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert cache.victim_table is not table and len(cache.victim_table.req) == len(table.req) + 1
+    c.nodes[3] = replace(c.nodes[3], name="m3")  # n3 (and a3-0's place) gone, m3 in its place
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert len(cache.victim_table.tasks) == 3
+    assert seen["taken"] == 3  # (the last two tables were built afresh)
