@@ -213,17 +213,18 @@ class VictimTable:
         """bound.test on the table's `rows` (False elsewhere), reusing answers under the bound's key."""
         tasks = self.tasks
         test = bound.test
+        vector = bound.vector
         if bound.key is None:
             out = np.zeros(len(tasks), dtype=bool)
             ask = rows.nonzero()[0]
-            out[ask] = [test(tasks[k]) for k in ask.tolist()]
+            out[ask] = vector(self, ask) if vector is not None else [test(tasks[k]) for k in ask.tolist()]
             return out
         flags = self.flags.get(bound.key)
         if flags is None:
             flags = self.flags[bound.key] = np.full(len(tasks), -1, dtype=np.int8)
         ask = (rows & (flags < 0)).nonzero()[0]
         if len(ask):
-            flags[ask] = [test(tasks[k]) for k in ask.tolist()]
+            flags[ask] = vector(self, ask) if vector is not None else [test(tasks[k]) for k in ask.tolist()]
         return flags > 0
 
 

@@ -84,11 +84,13 @@ class PluginBound:
     """One plugin's bound (Session.add_possible_fn) for one preemptor: its test and the key under which
     its answers may be reused (None: not reusable)."""
 
-    __slots__ = ("key", "test")
+    __slots__ = ("key", "test", "vector")
 
-    def __init__(self, key: Any, test: Callable[[Task], bool]) -> None:
+    def __init__(self, key: Any, test: Callable[[Task], bool],
+                 vector: Callable[[Any, Any], Any] | None = None) -> None:
         self.key = key
         self.test = test
+        self.vector = vector  # (table, rows) -> `test` of each of a VictimTable's rows at once, or None
 
 
 class VictimBound:
@@ -605,12 +607,13 @@ class Session:
                         fn: Callable[[Task], tuple[Any, Callable[[Task], bool]]]) -> None:
         """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
 
-        `fn(preemptor)` returns `(key, test)`. `test(t)` False promises that in the session's current
-        state the plugin, asked about any candidate list, does not name `t` among preemptor's victims
-        (so it answers empty if it allows no candidate), and that it never abstains. `key` (hashable,
-        or None for "do not reuse") names everything the answers depend on besides the session state:
-        callers may reuse them across preemptors with equal keys until the next allocate / deallocate
-        event (`version`).
+        `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
+        answers `test` for the rows (positions) of a VictimTable all at once. `test(t)` False promises
+        that in the session's current state the plugin, asked about any candidate list, does not name `t`
+        among preemptor's victims (so it answers empty if it allows no candidate), and that it never
+        abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
+        besides the session state: callers may reuse them across preemptors with equal keys until the
+        next allocate / deallocate event (`version`).
         """
         self.possible_fns[(point, plugin)] = fn
 
@@ -627,8 +630,8 @@ class Session:
                 make = self.possible_fns.get((point, name))
                 last = None
                 if make is not None:
-                    key, test = make(preemptor)
-                    last = PluginBound(None if key is None else (point, name, key), test)
+                    key, test, *vector = make(preemptor)
+                    last = PluginBound(None if key is None else (point, name, key), test, *vector)
                     bounds.append(last)
             tiers.append((bounds, last))
         return VictimBound(tiers)

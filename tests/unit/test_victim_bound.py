@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
 import pytest
 import yaml
 
@@ -38,7 +39,8 @@ def with_guarantees(objs: list[dict[str, Any]], seed: int) -> list[dict[str, Any
     rnd = random.Random(seed)
     for o in objs:
         if o["kind"] == "Queue" and "-q" in o["metadata"]["name"] and rnd.random() < 0.5:
-            o["spec"]["guarantee"] = {"cpu": str(rnd.choice([1, 4, 16])), "memory": f"{rnd.choice([2, 8, 32])}Gi"}
+            o["spec"]["guarantee"] = {"resource": {"cpu": str(rnd.choice([1, 4, 16])),
+                                                   "memory": f"{rnd.choice([2, 8, 32])}Gi"}}
     return objs
 
 
@@ -103,12 +105,95 @@ def test_capacity_bound_is_its_rule_on_one_candidate(conf: str, seed: int) -> No
     running = [t for t in tasks if t.status & (TaskStatus.RUNNING | TaskStatus.BOUND)]
     agree = {True: 0, False: 0}
     for task in [t for t in tasks if t.status == TaskStatus.PENDING][:10]:
-        _key, test = cap.reclaimable_possible(task)
+        _key, test, *_vector = cap.reclaimable_possible(task)
         for t in running:
             got, _vote = cap.reclaimable(task, [t])
             assert test(t) == (t in got), (task.key, t.key)
             agree[test(t)] += 1
     assert agree[True] and agree[False]
+
+
+@pytest.mark.parametrize("conf", ["flat", "hierarchy", "ancestor"])
+@pytest.mark.parametrize("seed", range(3))
+def test_capacity_bound_answers_a_whole_victim_table_as_row_by_row(conf: str, seed: int) -> None:
+    """Capacity's bound for all of a VictimTable's rows at once (without ancestor levels) answers what its
+    test answers row by row, also after an eviction moved the queues' counters; rows of queues with a
+    guarantee among them."""
+    from capacity.actions.victim_bound import VictimTable
+    from capacity.framework.statement import Statement
+
+    objs = with_guarantees(random_cluster(seed + 20, BOUND_CONFS[conf], nodes=16, jobs=70), seed)
+    if seed == 2:
+        objs = mixed_requests(objs)
+    ssn = session_after_allocate(objs)
+    cap = ssn.plugins["capacity"]
+    fit = ssn.node_fit()
+    assert fit is not None
+    table = VictimTable(ssn, fit)
+    rows = np.arange(len(table.tasks))
+    pending = [t for t in ssn.all_tasks.values() if t.status == TaskStatus.PENDING][:8]
+    answers: dict[bool, int] = {True: 0, False: 0}
+    for moved in (False, True):
+        if moved:
+            Statement(ssn).evict(table.tasks[0], "reclaim")  # a deallocate event: other counters
+        for task in pending:
+            _key, test, *vector = cap.reclaimable_possible(task)
+            if conf == "ancestor":
+                assert not vector  # ancestor levels: row by row
+                continue
+            got = vector[0](table, rows).tolist()
+            assert got == [test(t) for t in table.tasks], task.key
+            for answer in got:
+                answers[answer] += 1
+    guaranteed = {a.name for a in cap.attrs.values() if not a.guarantee.is_empty()}
+    assert conf == "ancestor" or (answers[True] and answers[False])
+    assert any(ssn.jobs[t.job].queue in guaranteed for t in table.tasks)
+
+
+def test_capacity_bound_for_a_whole_table_reads_each_queues_counters_now() -> None:
+    """The whole-table form on a built case: a queue above its deserved only in GPUs (a scalar), one
+    whose tasks ask more cpu than it deserves; after an eviction, the evicted task asks more memory
+    than its queue still holds (what zero guarantee checks), and after more its queue is back under
+    its deserved."""
+    from capacity.actions.victim_bound import VictimTable
+    from capacity.framework.statement import Statement
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    gpu = "nvidia.com/gpu"
+    c = cluster(conf("reclaim", [{"name": "gang"}, {"name": "capacity"}], [{"name": "predicates"}]),
+                *[node(f"n{i}", cpu="8", memory="32Gi", gpu="4") for i in range(3)],
+                queue("qa", deserved={"cpu": "1", "memory": "1Gi", gpu: "1"}),
+                queue("qb", deserved={"cpu": "100", "memory": "100Gi", gpu: "1"}),
+                queue("qc", deserved={"cpu": "10", "memory": "10Gi", gpu: "4"}),
+                *[podgroup(f"a{i}", "qa", phase="Running") for i in range(2)],
+                *[pod(f"a{i}-0", f"a{i}", {"cpu": "2", "memory": "1Gi", gpu: "1"}, node_name=f"n{i}")
+                  for i in range(2)],
+                *[podgroup(f"b{i}", "qb", phase="Running") for i in range(3)],
+                *[pod(f"b{i}-0", f"b{i}", {"cpu": cpu, "memory": memory, gpu: "1"}, node_name=f"n{i}")
+                  for i, (cpu, memory) in enumerate([("1", "8Gi"), ("4", "1Gi"), ("1", "1Gi")])],
+                podgroup("c", "qc"), pod("c-0", "c", {"cpu": "1", "memory": "1Gi", gpu: "1"}))
+    ssn = open_session(c, Trace(enabled=False))
+    cap = ssn.plugins["capacity"]
+    fit = ssn.node_fit()
+    assert fit is not None
+    table = VictimTable(ssn, fit)
+    rows = np.arange(len(table.tasks))
+    reclaimer = ssn.all_tasks["ns1-c-0"]
+
+    def answers() -> dict[str, bool]:
+        _key, test, vector = cap.reclaimable_possible(reclaimer)
+        got = dict(zip((t.name for t in table.tasks), vector(table, rows).tolist(), strict=True))
+        assert got == {t.name: test(t) for t in table.tasks}
+        return got
+
+    # qa: above its deserved in everything; qb: above it in GPUs only
+    assert answers() == {"a0-0": True, "a1-0": True, "b0-0": True, "b1-0": True, "b2-0": True}
+    stmt = Statement(ssn)
+    stmt.evict(ssn.all_tasks["ns1-b0-0"], "reclaim")  # qb still above in GPUs, but holds 2Gi < b0-0's 8Gi
+    assert answers() == {"a0-0": True, "a1-0": True, "b0-0": False, "b1-0": True, "b2-0": True}
+    for name in ("b1-0", "b2-0"):
+        stmt.evict(ssn.all_tasks[f"ns1-{name}"], "reclaim")  # qb holds no GPU any more
+    assert answers() == {"a0-0": True, "a1-0": True, "b0-0": False, "b1-0": False, "b2-0": False}
 
 
 def _no_bound(monkeypatch: pytest.MonkeyPatch) -> None:
