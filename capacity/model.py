@@ -148,7 +148,7 @@ class Job:
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
                  "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts", "accum_facts",
-                 "order_key")
+                 "order_key", "pod_affinity")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -197,6 +197,8 @@ class Job:
         # What capacity's tree build reads of the requests and minResources (whether every value is an
         # integer, the sums of their magnitudes), kept likewise while no task is added.
         self.accum_facts: Any = None
+        # Whether a task names a pod (anti-)affinity (predicates), kept likewise while no task is added.
+        self.pod_affinity: bool | None = None
         # The session's job order as one comparable key (Session.job_less with plugins' order keys), kept
         # while the gang counters it reads stay put; None: not made yet.
         self.order_key: Any = None
@@ -236,6 +238,7 @@ class Job:
         self.tasks[task.uid] = task
         self.request_facts = None
         self.accum_facts = None
+        self.pod_affinity = None
         self._index_add(task.status, task)
         self.total_request.add(task.resreq)
         if task.status & ALLOCATED_STATUSES:

@@ -8,13 +8,14 @@ and required inter-pod (anti-)affinity. Its event handlers keep the mirror curre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 
 from capacity.framework.session import UNRESOLVABLE, UNSCHEDULABLE, EventHandler, FitError, Session
-from capacity.model import Node, PodSpec, Task
+from capacity.model import Job, Node, PodSpec, Task
 from capacity.nodefit import PredicateVector
 from capacity.plugins.base import Plugin
 
@@ -112,6 +113,20 @@ _PLAIN_SIGNATURE = repr(([], [], []))
 """`PredicatesPlugin._signature` of a pod without node selector, affinity or tolerations."""
 
 
+_AFFINITY = attrgetter("spec.affinity")
+
+
+def _names_pod_affinity(tasks: Iterable[Task]) -> bool:
+    return any("podAntiAffinity" in a or "podAffinity" in a for a in filter(None, map(_AFFINITY, tasks)))
+
+
+def _job_names_pod_affinity(job: Job) -> bool:
+    got = job.pod_affinity
+    if got is None:
+        got = job.pod_affinity = _names_pod_affinity(job.tasks.values())
+    return got
+
+
 def _required(spec: PodSpec, kind: str) -> list[Any]:
     return ((spec.affinity or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
@@ -124,10 +139,12 @@ class PredicatesPlugin(Plugin):
         ssn.add_fn("predicate", self.name, self.predicate)
         ssn.add_fn("prePredicate", self.name, lambda task: None)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
-        self._affinity_in_play = any(
-            t.spec.affinity and ("podAntiAffinity" in t.spec.affinity or "podAffinity" in t.spec.affinity)
-            for t in ssn.mirrored) or any(
-            t.spec.affinity for j in ssn.jobs.values() for t in j.tasks.values())
+        # Whether any pod this session can see names a pod (anti-)affinity: else `_inter_pod_affinity` has
+        # nothing to check (it reads the pending pod's terms and the placed pods' anti-affinity; a job's
+        # task may be placed during the session). Node affinities do not count. The pods on nodes are the
+        # loose ones and tasks of jobs; a job keeps its answer while it keeps its tasks (Job.pod_affinity).
+        self._affinity_in_play = _names_pod_affinity(ssn.loose) or any(map(_job_names_pod_affinity,
+                                                                            ssn.jobs.values()))
         # Every pod a mirror can hold this session is on a node now or belongs to a session job.
         self._existing_anti = self._affinity_in_play and any(
             _required(t.spec, "podAntiAffinity") for t in [

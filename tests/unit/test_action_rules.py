@@ -108,3 +108,38 @@ def test_the_node_a_reclaim_pipelined_onto_is_written_back_as_nominated() -> Non
     result = run_cycle(c)
     assert result.nominated == {"ns1/i-worker-0": "n1"}
     assert {k: p.nominated_node for k, p in c.pods.items() if p.nominated_node} == {"ns1/i-worker-0": "n1"}
+
+
+def _affinity(kind: str, app: str) -> dict[str, Any]:
+    return {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+
+def _one_node_cluster(*objs: dict[str, Any]) -> Any:
+    return cluster(conf("enqueue, allocate", [{"name": "gang"}, {"name": "predicates"}, {"name": "capacity"}]),
+                   node("n1", labels={"kubernetes.io/hostname": "n1"}), queue("q1"), *objs)
+
+
+@pytest.mark.parametrize(("kind", "to", "binds"), [("podAffinity", "db", False), ("podAffinity", "web", True),
+                                                    ("podAntiAffinity", "web", False)])
+def test_a_pending_pods_required_pod_affinity_is_checked_though_no_placed_pod_has_an_affinity(
+        kind: str, to: str, binds: bool) -> None:
+    """Only the pending pod names an affinity: to pods that run nowhere, it stays pending; to the pod
+    running on the node, it binds there; away from that pod, it stays pending."""
+    waiting = pod("w-0", "w", {"cpu": "1"}, labels={"app": "x"})
+    waiting["spec"]["affinity"] = _affinity(kind, to)
+    c = _one_node_cluster(podgroup("w", "q1"), waiting,
+                          podgroup("r", "q1", phase="Running"),
+                          pod("r-0", "r", {"cpu": "1"}, node_name="n1", labels={"app": "web"}))
+    assert run_cycle(c, Trace(enabled=False)).binds == ({"ns1/w-0": "n1"} if binds else {})
+
+
+def test_a_placed_pod_outside_every_job_keeps_others_away_by_its_anti_affinity() -> None:
+    """Only a running pod without a PodGroup names an anti-affinity, against the pending pod's label: the
+    pending pod (no affinity of its own) does not go to its node."""
+    guard = pod("guard", "none", {"cpu": "1"}, node_name="n1", labels={"app": "guard"})
+    guard["spec"]["affinity"] = _affinity("podAntiAffinity", "web")
+    c = _one_node_cluster(guard, podgroup("w", "q1"), pod("w-0", "w", {"cpu": "1"}, labels={"app": "web"}))
+    assert run_cycle(c, Trace(enabled=False)).binds == {}
+    del c.pods[next(k for k in c.pods if k.endswith("guard"))]
+    assert run_cycle(c, Trace(enabled=False)).binds == {"ns1/w-0": "n1"}
