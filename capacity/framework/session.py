@@ -157,6 +157,7 @@ class Session:
         self.result = CycleResult()
         self.notes: list[str] = []
         self._tier_cache: dict[str, list[list[tuple[str, Callable[..., Any]]]]] = {}
+        self._starving_tier: list[tuple[str, Callable[..., Any]]] | None = None  # (job_starving)
         self.version = 0  # bumped by every allocate / deallocate event (what victim bounds are cached on)
         self.possible_fns: dict[tuple[str, str], Callable[[Task], tuple[Any, Callable[[Task], bool]]]] = {}
         self._bound_exact: bool | None = None
@@ -285,6 +286,7 @@ class Session:
     def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
         self.fns.setdefault(point, {})[plugin] = fn
         self._tier_cache.pop(point, None)
+        self._starving_tier = None
         self._flat_cache.pop(point, None)
         self._less_cache.pop(point, None)
         self._placement_key_fns = None
@@ -527,16 +529,16 @@ class Session:
         return False
 
     def job_starving(self, job: Job) -> bool:
-        for tier in self.tiered("jobStarving"):
-            if not tier:
-                continue
-            for name, fn in tier:
-                if not fn(job):
-                    if self.trace.enabled:  # (asked of every job by reclaim and preempt)
-                        self.trace.vote("jobStarving", job.uid, name, False)
-                    return False
-            return True
-        return False
+        """The first tier with jobStarving functions decides (asked of every job by reclaim and preempt)."""
+        tier = self._starving_tier
+        if tier is None:
+            tier = self._starving_tier = next((t for t in self.tiered("jobStarving") if t), [])
+        for name, fn in tier:
+            if not fn(job):
+                if self.trace.enabled:
+                    self.trace.vote("jobStarving", job.uid, name, False)
+                return False
+        return bool(tier)
 
     # ---- queue predicates ----------------------------------------------------------------
     def allocatable(self, queue: QueueSpec, task: Task) -> bool:

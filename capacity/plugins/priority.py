@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from capacity.framework.session import PERMIT, Session
-from capacity.model import Job, Task
+from capacity.model import Job, Task, TaskStatus
 from capacity.plugins.base import Plugin
 
 
@@ -78,4 +78,6 @@ class PriorityPlugin(Plugin):
         return key, test
 
     def job_starving(self, job: Job) -> bool:
-        return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
+        # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (asked of
+        # every job twice a cycle)
+        return job.ready_num + len(job.index.get(TaskStatus.PIPELINED) or ()) < len(job.tasks)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import yaml
 
 from capacity.k8s import load_objects
 from capacity.scheduler import run_cycle, simulate
@@ -143,3 +144,27 @@ def test_a_placed_pod_outside_every_job_keeps_others_away_by_its_anti_affinity()
     assert run_cycle(c, Trace(enabled=False)).binds == {}
     del c.pods[next(k for k in c.pods if k.endswith("guard"))]
     assert run_cycle(c, Trace(enabled=False)).binds == {"ns1/w-0": "n1"}
+
+
+def test_a_job_stops_starving_once_its_task_is_pipelined_and_priority_says_so() -> None:
+    """priority's JobStarving counts pipelined tasks as on their way (ready + waiting < tasks): once
+    reclaim pipelines the inference pod, priority answers no and reclaim stops; gang is never asked."""
+    result = run_cycle(load_objects(_tidal()))
+    assert result.pipelined == {"ns1/i": ["n1"]}
+    said = [(r.subject, r.plugin, r.verdict) for r in result.records
+            if r.kind == "jobStarving" and r.action == "reclaim"]
+    assert ("ns1/i", "priority", False) in said and all(plugin == "priority" for _, plugin, _ in said)
+
+
+def test_without_a_job_starving_function_no_job_reclaims() -> None:
+    """Volcano's JobStarving answers no when no enabled plugin has one: with priority's and gang's turned
+    off, the inference pod takes nothing back."""
+    objs = _tidal()
+    k = next(i for i, o in enumerate(objs) if o["kind"] == "ConfigMap")
+    text = yaml.safe_load(objs[k]["data"]["volcano-scheduler.conf"])
+    for opt in text["tiers"][0]["plugins"]:
+        if opt["name"] in ("priority", "gang"):
+            opt["enableJobStarving"] = False
+    objs[k] = {**objs[k], "data": {"volcano-scheduler.conf": yaml.safe_dump(text)}}  # (the fixture's is shared)
+    result = run_cycle(load_objects(objs), Trace(enabled=False))
+    assert result.evicted == [] and result.pipelined == {}
