@@ -420,6 +420,10 @@ class _Reader:
             return self._resources(raw, obj, fld, "silently dropped by Volcano")
 
         guarantee = _map(spec.get("guarantee"), obj, "spec.guarantee")
+        for key in guarantee:
+            if key != "resource":  # (the API server prunes it: a quota written one level too high is lost)
+                self.warn(obj, f"spec.guarantee.{key}", "not a field of a queue's guarantee; the API server "
+                          "drops it (a guarantee is spec.guarantee.resource, e.g. resource: {cpu: 4})")
         state = status.get("state")
         weight = _int(spec.get("weight"), obj, "spec.weight", 1)  # 1..65535 is the webhook's rule (lint)
         priority = _int(spec.get("priority"), obj, "spec.priority", 0, 0)

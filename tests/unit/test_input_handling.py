@@ -91,3 +91,15 @@ def test_quoted_ancestor_level_is_ignored_like_volcano() -> None:
     ssn = open_session(c)
     assert ssn.plugins["capacity"].ancestor_level == 0
     assert any("ancestorReclaimLevel" in n for n in ssn.notes)
+
+
+def test_a_guarantee_written_without_its_resource_key_is_named_and_ignored() -> None:
+    """`guarantee: {cpu: 4}` is one level too high (Volcano's field is guarantee.resource): the API server
+    drops it, so the queue has no guarantee, and the warning says where the quota belongs."""
+    flat = queue("q1")
+    flat["spec"]["guarantee"] = {"cpu": "4", "memory": "8Gi"}
+    c = load_cluster(_dump(flat, queue("q2", guarantee={"cpu": "2"})))
+    text = "\n".join(str(w) for w in c.warnings)
+    assert "Queue/q1: spec.guarantee.cpu: not a field" in text and "spec.guarantee.memory" in text
+    assert "spec.guarantee.resource" in text and "Queue/q2" not in text
+    assert c.queues["q1"].guarantee is None and c.queues["q2"].guarantee is not None
