@@ -219,8 +219,10 @@ class Session:
         kept_jobs = cache.take_jobs() if cache is not None else {}
         built: dict[str, tuple[Any, ...]] = {}  # per job: what it was built from (for the cache)
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
-        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed).
+        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
+        # the VictimTable the last session used (capacity.actions.victim_bound).
         self.fresh_jobs: list[Job] = []
+        self.last_victim_table: Any = cache.take_victim_table() if cache is not None else None
         for uid, pg in c.podgroups.items():
             if pg.queue not in self.queues:
                 continue

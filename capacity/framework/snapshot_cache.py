@@ -54,7 +54,8 @@ class SnapshotCache:
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
-        self.victim_table: Any = None  # the last VictimTable built (reclaim, preempt), checked before reuse
+        # The VictimTable (reclaim, preempt) the last session used, for the next session only (`take_victim_table`).
+        self.victim_table: Any = None
 
     def nodes(self, cluster_nodes: list[NodeObj], occupied: dict[str, tuple[Any, ...]]
               ) -> tuple[list[NodeObj], list[Node], dict[str, Node], Resource, set[str]]:
@@ -125,6 +126,14 @@ class SnapshotCache:
         self._jobs = {}
         self._handed_jobs = None
         return jobs
+
+    def take_victim_table(self) -> Any:
+        """The VictimTable the last session used, handed out once: a session that uses none hands none on.
+        Its rows are checked against the jobs built anew in the taking session only, so it must come from
+        the session just before (a job built anew in between would be kept by then, unseen)."""
+        table = self.victim_table
+        self.victim_table = None
+        return table
 
     def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], phases: dict[str, str]) -> None:
         """The session's jobs, what each was built from and its phase then, to keep the unchanged ones at
