@@ -16,7 +16,7 @@ over exactly the same nodes and file the same record.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -85,6 +85,8 @@ class VictimTable:
         self.queue_ids: dict[str, int] = {}
         self.job_ids: dict[str, int] = {}
         self.tasks: list[Task] = []
+        # Per test of a task's fixed fields (`static_answers`): its answer per row, -1 not asked yet.
+        self.static: dict[Any, np.ndarray] = {}
         self._set_rows(ssn, fit, _read_rows(ssn, fit, range(fit.n)))
 
     def _set_rows(self, ssn: Session, fit: NodeFit, rows: list[tuple[Any, ...]]) -> None:
@@ -140,7 +142,22 @@ class VictimTable:
         self.req = np.concatenate((req, self.req), axis=1)[:, order]
         merged = [old_tasks[k] for k in kept_rows.tolist()] + self.tasks
         self.tasks = [merged[k] for k in order.tolist()]
+        unasked = np.full(len(fresh), -1, dtype=np.int8)
+        self.static = {test: np.concatenate((got[keep], unasked))[order] for test, got in self.static.items()}
         self._serve(ssn, fit)
+
+    def static_answers(self, test: Callable[[Task], bool], rows: np.ndarray) -> np.ndarray:
+        """`test` on the tasks of `rows` (positions), for a test that reads only a task's fixed fields
+        (its spec, namespace ...): each row's answer is kept as long as the table keeps the row, by later
+        sessions too (a bound's `vector` form for such a test)."""
+        got = self.static.get(test)
+        if got is None:
+            got = self.static[test] = np.full(len(self.tasks), -1, dtype=np.int8)
+        ask = rows[got[rows] < 0]
+        if len(ask):
+            tasks = self.tasks
+            got[ask] = [test(tasks[k]) for k in ask.tolist()]
+        return got[rows] > 0
 
     def refresh(self, ssn: Session) -> None:
         if self.version == ssn.version:

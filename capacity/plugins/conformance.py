@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from capacity.framework.session import PERMIT, Session
 from capacity.model import Task
@@ -41,6 +42,11 @@ def _not_critical(t: Task) -> bool:
     return not _critical(t)
 
 
-def _possible(preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool]]:
-    """Bound on `victims` (Session.add_possible_fn): critical pods never go."""
-    return (), _not_critical
+def _possible(preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool], Callable[[Any, Any], Any]]:
+    """Bound on `victims` (Session.add_possible_fn): critical pods never go. Being critical is a fixed
+    fact of the pod, so a VictimTable keeps the answers for its rows (`static_answers`)."""
+    return (), _not_critical, _not_critical_rows
+
+
+def _not_critical_rows(table: Any, rows: Any) -> Any:
+    return table.static_answers(_not_critical, rows)

@@ -417,7 +417,7 @@ def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     from capacity.actions import victim_bound
 
     kept = victim_bound._kept
-    seen = {"taken": 0, "reread": 0}
+    seen = {"taken": 0, "reread": 0, "static": 0}
 
     def checked(ssn: Any, fit: Any) -> Any:
         last = ssn.last_victim_table
@@ -428,6 +428,10 @@ def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
             seen["reread"] += table.tasks != tasks
             assert _rows(table) == _rows(victim_bound.VictimTable(ssn, fit))
             assert table.version == ssn.version and table.flags == {}  # nothing answered for another session
+            for test, answers in table.static.items():  # what a task's fixed fields answer is carried
+                asked = (answers >= 0).nonzero()[0].tolist()
+                assert [bool(answers[k]) for k in asked] == [test(table.tasks[k]) for k in asked]
+                seen["static"] += len(asked)
         return table
 
     monkeypatch.setattr(victim_bound, "_kept", checked)
@@ -440,7 +444,7 @@ def test_a_kept_victim_table_has_the_rows_a_fresh_one_would(monkeypatch: pytest.
     seen = _checked_takeovers(monkeypatch)
     sim = Simulator(openb_cluster(OPENB, departments=2, leaves=4), SimOptions(period=10))
     sim.run_to_end()
-    assert seen["taken"] >= 5 and seen["reread"] >= 3
+    assert seen["taken"] >= 5 and seen["reread"] >= 3 and seen["static"] >= 5
 
 
 def test_a_kept_victim_table_reads_again_the_nodes_of_jobs_built_anew(monkeypatch: pytest.MonkeyPatch) -> None:
