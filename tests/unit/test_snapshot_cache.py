@@ -447,20 +447,26 @@ def test_a_kept_victim_table_has_the_rows_a_fresh_one_would(monkeypatch: pytest.
     assert seen["taken"] >= 5 and seen["reread"] >= 3 and seen["static"] >= 5
 
 
+def _reclaiming_cluster(running: int) -> Any:
+    """12 nodes; q1 above its deserved with pods a0-0 .. on n0 .. (PodGroups a0..a3 only: a4-0 would have
+    none); b-0 of q2 waits, too big for any node, so reclaim builds a table and evicts nothing."""
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    return cluster(conf("reclaim", [{"name": "priority"}, {"name": "gang"}, {"name": "capacity"}],
+                        [{"name": "predicates"}, {"name": "nodeorder"}]),
+                   *[node(f"n{i}", cpu="2", memory="4Gi") for i in range(12)],
+                   queue("q1", deserved={"cpu": "1"}), queue("q2", deserved={"cpu": "9"}),
+                   *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],
+                   *[pod(f"a{i}-0", f"a{i}", {"cpu": "2"}, node_name=f"n{i}") for i in range(running)],
+                   podgroup("b", "q2", phase="Inqueue"), pod("b-0", "b", {"cpu": "3"}))
+
+
 def test_a_kept_victim_table_reads_again_the_nodes_of_jobs_built_anew(monkeypatch: pytest.MonkeyPatch) -> None:
     """A job built anew (its PodGroup edited, or new) brings new Task objects onto nodes; a job gone takes
     its rows with it; the queues' reclaimable flags are read again; a NodeList of other nodes is built
     afresh. Rows read again or kept are those a fresh table would have."""
-    from tests.builders import cluster, conf, node, pod, podgroup, queue
-
     seen = _checked_takeovers(monkeypatch)
-    c = cluster(conf("reclaim", [{"name": "priority"}, {"name": "gang"}, {"name": "capacity"}],
-                     [{"name": "predicates"}, {"name": "nodeorder"}]),
-                *[node(f"n{i}", cpu="2", memory="4Gi") for i in range(12)],
-                queue("q1", deserved={"cpu": "1"}), queue("q2", deserved={"cpu": "9"}),
-                *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],
-                *[pod(f"a{i}-0", f"a{i}", {"cpu": "2"}, node_name=f"n{i}") for i in range(5)],
-                podgroup("b", "q2", phase="Inqueue"), pod("b-0", "b", {"cpu": "3"}))
+    c = _reclaiming_cluster(running=5)
     cache = SnapshotCache()
     run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)  # b-0 fits nowhere: nothing evicted
     table = cache.victim_table
@@ -489,16 +495,8 @@ def test_a_victim_table_is_taken_over_only_from_the_session_just_before(monkeypa
     """A job built anew in a session that used no VictimTable is kept by the next: the table of two
     sessions back would miss its tasks' rows, so it is not taken over (Helios replay, 4,000 jobs: three
     binds differed)."""
-    from tests.builders import cluster, conf, node, pod, podgroup, queue
-
     seen = _checked_takeovers(monkeypatch)
-    c = cluster(conf("reclaim", [{"name": "priority"}, {"name": "gang"}, {"name": "capacity"}],
-                     [{"name": "predicates"}, {"name": "nodeorder"}]),
-                *[node(f"n{i}", cpu="2", memory="4Gi") for i in range(12)],
-                queue("q1", deserved={"cpu": "1"}), queue("q2", deserved={"cpu": "9"}),
-                *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],
-                *[pod(f"a{i}-0", f"a{i}", {"cpu": "2"}, node_name=f"n{i}") for i in range(4)],
-                podgroup("b", "q2", phase="Inqueue"), pod("b-0", "b", {"cpu": "3"}))
+    c = _reclaiming_cluster(running=4)
     cache = SnapshotCache()
     run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)  # reclaim builds a table
     waiting = c.pods.pop("ns1/b-0")  # nothing waits: reclaim and preempt use no table ...
