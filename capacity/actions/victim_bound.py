@@ -87,9 +87,10 @@ class VictimTable:
         self.tasks: list[Task] = []
         # Per test of a task's fixed fields (`static_answers`): its answer per row, -1 not asked yet.
         self.static: dict[Any, np.ndarray] = {}
-        self._set_rows(ssn, fit, _read_rows(ssn, fit, range(fit.n)))
+        self._set_rows(fit, _read_rows(ssn, fit, range(fit.n)))
+        self._serve(ssn, fit)
 
-    def _set_rows(self, ssn: Session, fit: NodeFit, rows: list[tuple[Any, ...]]) -> None:
+    def _set_rows(self, fit: NodeFit, rows: list[tuple[Any, ...]]) -> None:
         """Columns from `rows` (NodeList order, each node's tasks in order), numbering queues and jobs on
         from the ids already given (ids are only compared, so any numbering answers the same)."""
         cols: list[tuple[Any, ...]] = list(zip(*rows, strict=True)) if rows else [()] * 9
@@ -110,7 +111,6 @@ class VictimTable:
         for k in fit.scalar_dims:
             req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
         self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
-        self._serve(ssn, fit)
 
     def _serve(self, ssn: Session, fit: NodeFit) -> None:
         """Bind the rows to `ssn`: the queues' reclaimable flags read now, statuses and the plugins' answers
@@ -132,7 +132,7 @@ class VictimTable:
         old_tasks = self.tasks
         node, queue, job = self.node[keep], self.queue[keep], self.job[keep]
         preemptable, best_effort, req = self.preemptable[keep], self.best_effort[keep], self.req[:, keep]
-        self._set_rows(ssn, fit, fresh)
+        self._set_rows(fit, fresh)
         order = np.argsort(np.concatenate((node, self.node)), kind="stable")
         self.node = np.concatenate((node, self.node))[order]
         self.queue = np.concatenate((queue, self.queue))[order]

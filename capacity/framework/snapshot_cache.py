@@ -9,7 +9,7 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
 * per NodeList, what NodeFit derives from the nodes' allocatable alone (names, the allocatable table,
   the rows an empty node starts with);
 * what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree);
-* the rows of the last VictimTable (`victim_table`), which hold only tasks the snapshot put on nodes.
+* the VictimTable the last session used (`victim_table`), for the next session to take over.
 
 Reuse is checked (the same NodeObj objects in the same order, no pod on the node and, for NodeFit's part,
 no change of NodeObjs since it was made; the same queue specs and total for capacity's tree), so a changed

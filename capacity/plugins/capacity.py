@@ -1203,7 +1203,7 @@ class CapacityPlugin(Plugin):
             victims.append(t)
         return victims, PERMIT
 
-    def reclaimable_possible(self, reclaimer: Task) -> tuple[Any, Any]:
+    def reclaimable_possible(self, reclaimer: Task) -> tuple[Any, ...]:
         """Session.add_possible_fn's bound on `reclaimable`: the checks above against the queues' counters
         as they are, before any victim of this call is taken off. Within a call the counters only go
         down, and every check that keeps a task fails the more for it (guarantee, deserved, ancestors),
