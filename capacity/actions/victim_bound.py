@@ -234,21 +234,25 @@ class VictimTable:
 
     def _flags(self, bound: PluginBound, rows: np.ndarray) -> np.ndarray:
         """bound.test on the table's `rows` (False elsewhere), reusing answers under the bound's key."""
-        tasks = self.tasks
-        test = bound.test
-        vector = bound.vector
         if bound.key is None:
-            out = np.zeros(len(tasks), dtype=bool)
+            out = np.zeros(len(self.tasks), dtype=bool)
             ask = rows.nonzero()[0]
-            out[ask] = vector(self, ask) if vector is not None else [test(tasks[k]) for k in ask.tolist()]
+            out[ask] = self._ask(bound, ask)
             return out
         flags = self.flags.get(bound.key)
         if flags is None:
-            flags = self.flags[bound.key] = np.full(len(tasks), -1, dtype=np.int8)
+            flags = self.flags[bound.key] = np.full(len(self.tasks), -1, dtype=np.int8)
         ask = (rows & (flags < 0)).nonzero()[0]
         if len(ask):
-            flags[ask] = vector(self, ask) if vector is not None else [test(tasks[k]) for k in ask.tolist()]
+            flags[ask] = self._ask(bound, ask)
         return flags > 0
+
+    def _ask(self, bound: PluginBound, rows: np.ndarray) -> Any:
+        """bound.test on the tasks of `rows` (positions): by its vector form if it has one."""
+        if bound.vector is not None:
+            return bound.vector(self, rows)
+        tasks, test = self.tasks, bound.test
+        return [test(tasks[k]) for k in rows.tolist()]
 
 
 def victim_table(ssn: Session, fit: NodeFit) -> VictimTable:

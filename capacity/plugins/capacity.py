@@ -1290,10 +1290,10 @@ class CapacityPlugin(Plugin):
 
     def _queue_facts(self, table: Any) -> tuple[np.ndarray, ...]:
         """`_victim_facts` as arrays over a VictimTable's queue ids and dimensions (cached until the next
-        allocate / deallocate event, or other queue ids): whether the queue has an attribute, whether its
-        guarantee is all zero, its allocated cpu and memory, which dimensions its deserved names, and on
-        which it is above its deserved."""
-        key = (self.ssn.version, table, len(table.queue_ids), table.fit.dims_key)
+        allocate / deallocate event, or more queue ids; a table's dimensions never change): whether the
+        queue has an attribute, whether its guarantee is all zero, its allocated cpu and memory, which
+        dimensions its deserved names, and on which it is above its deserved."""
+        key = (self.ssn.version, table, len(table.queue_ids))
         got = getattr(self, "_facts_arrays", None)
         if got is not None and got[0] == key:
             return got[1]

@@ -9,6 +9,7 @@ and required inter-pod (anti-)affinity. Its event handlers keep the mirror curre
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from itertools import chain
 from operator import attrgetter
 from typing import Any
 
@@ -141,14 +142,14 @@ class PredicatesPlugin(Plugin):
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         # Whether any pod this session can see names a pod (anti-)affinity: else `_inter_pod_affinity` has
         # nothing to check (it reads the pending pod's terms and the placed pods' anti-affinity; a job's
-        # task may be placed during the session). Node affinities do not count. The pods on nodes are the
-        # loose ones and tasks of jobs; a job keeps its answer while it keeps its tasks (Job.pod_affinity).
+        # task may be placed during the session). Node affinities do not count. Every pod a mirror can hold
+        # this session is a loose one on a node or a task of a session job; a job keeps its answer while it
+        # keeps its tasks (Job.pod_affinity).
         self._affinity_in_play = _names_pod_affinity(ssn.loose) or any(map(_job_names_pod_affinity,
                                                                             ssn.jobs.values()))
-        # Every pod a mirror can hold this session is on a node now or belongs to a session job.
         self._existing_anti = self._affinity_in_play and any(
-            _required(t.spec, "podAntiAffinity") for t in [
-                *ssn.mirrored, *(t for j in ssn.jobs.values() for t in j.tasks.values())])
+            _required(t.spec, "podAntiAffinity")
+            for t in chain(ssn.loose, chain.from_iterable(j.tasks.values() for j in ssn.jobs.values())))
         self._signatures: dict[int, tuple[PodSpec, str]] = {}
         ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key, self.node_predicate)
 
