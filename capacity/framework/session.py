@@ -183,7 +183,7 @@ class Session:
             on_node: dict[str, list[tuple[Any, ...]]] = {}
             for p in c.pods.values():
                 sig = (p.uid, p.name, p.namespace, p.group, p.role, p.resreq, p.priority, p.preemptable,
-                       p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node)
+                       p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node, p.node_name)
                 if p.node_name:
                     got = on_node.get(p.node_name)
                     if got is None:

@@ -508,3 +508,22 @@ def test_a_victim_table_is_taken_over_only_from_the_session_just_before(monkeypa
     assert seen["taken"] == 0 and len(cache.victim_table.tasks) == 5
     run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
     assert seen["taken"] == 1
+
+
+def test_a_pod_moved_to_another_node_between_sessions_rebuilds_its_job() -> None:
+    """A pod whose node changed (nothing else) is not the pod its job was built from: the next session's task
+    is on the new node, as a cache-less snapshot's, not on the node it was kept with."""
+    cluster = _workload(6, nodes=6)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim.run(8)
+    cache = sim._cache
+    ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+    ssn.close()
+    cache.keep()
+    pod = next(p for p in sim.cluster.pods.values() if p.phase == "Running")
+    other = next(n.name for n in sim.cluster.nodes if n.name != pod.node_name)
+    pod.node_name = other
+    ssn = open_session(sim.cluster, Trace(enabled=False), cache=cache)
+    plain = open_session(sim.cluster, Trace(enabled=False))
+    assert ssn.all_tasks[pod.uid].node_name == plain.all_tasks[pod.uid].node_name == other
+    assert pod.key in ssn.nodes[other].tasks
