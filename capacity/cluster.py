@@ -7,12 +7,23 @@ back here (binds, evictions, PodGroup phases), which is all that survives betwee
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.conf import SchedulerConf, default_conf
 from capacity.model import PodSpec, QueueSpec, TaskStatus
 from capacity.resources import Resource
+
+_set = object.__setattr__
+_stamp = itertools.count(1).__next__
+
+
+def revision() -> int:
+    """A stamp later than every write so far to a PodObj's or PodGroupObj's field (their `rev`) and earlier
+    than every later one: what a reader keeps to tell, later, which of them were written since
+    (capacity.framework.pod_reading)."""
+    return _stamp()
 
 
 @dataclass(slots=True)
@@ -38,26 +49,35 @@ class PodGroupObj:
     annotations: dict[str, str]
     labels: dict[str, str]
     creation: str = ""
+    rev: int = field(default=0, init=False, repr=False, compare=False)  # the stamp of the last write (revision)
 
     @property
     def uid(self) -> str:
         return f"{self.namespace}/{self.name}"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Every write stamps `rev`. Fields are written, never changed in place (a dict or Resource field is
+        replaced), which is what a stamp, like the snapshot's comparison of fields before it, relies on."""
+        _set(self, name, value)
+        _set(self, "rev", _stamp())
+
     def __copy__(self) -> PodGroupObj:
         """Field by field: copy.copy's generic path (__reduce_ex__) costs ten times more, and the simulator
-        copies every PodGroup a cycle touches (tests/unit/test_sim_history.py checks every field is here)."""
+        copies every PodGroup a cycle touches (tests/unit/test_sim_history.py checks every field is here).
+        The copy has the original's `rev`: its fields were last written then."""
         out = object.__new__(PodGroupObj)
-        out.name = self.name
-        out.namespace = self.namespace
-        out.queue = self.queue
-        out.min_member = self.min_member
-        out.min_task_member = self.min_task_member
-        out.min_resources = self.min_resources
-        out.priority_class_name = self.priority_class_name
-        out.phase = self.phase
-        out.annotations = self.annotations
-        out.labels = self.labels
-        out.creation = self.creation
+        _set(out, "name", self.name)
+        _set(out, "namespace", self.namespace)
+        _set(out, "queue", self.queue)
+        _set(out, "min_member", self.min_member)
+        _set(out, "min_task_member", self.min_task_member)
+        _set(out, "min_resources", self.min_resources)
+        _set(out, "priority_class_name", self.priority_class_name)
+        _set(out, "phase", self.phase)
+        _set(out, "annotations", self.annotations)
+        _set(out, "labels", self.labels)
+        _set(out, "creation", self.creation)
+        _set(out, "rev", self.rev)
         return out
 
 
@@ -77,28 +97,35 @@ class PodObj:
     priority: int
     sch_gated: bool = False
     nominated_node: str = ""
+    rev: int = field(default=0, init=False, repr=False, compare=False)  # the stamp of the last write (revision)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Every write stamps `rev` (as PodGroupObj's)."""
+        _set(self, name, value)
+        _set(self, "rev", _stamp())
+
     def __copy__(self) -> PodObj:
         """Field by field, as PodGroupObj.__copy__: the simulator copies every pod a cycle touches."""
         out = object.__new__(PodObj)
-        out.name = self.name
-        out.namespace = self.namespace
-        out.uid = self.uid
-        out.group = self.group
-        out.resreq = self.resreq
-        out.phase = self.phase
-        out.node_name = self.node_name
-        out.deleting = self.deleting
-        out.spec = self.spec
-        out.role = self.role
-        out.preemptable = self.preemptable
-        out.priority = self.priority
-        out.sch_gated = self.sch_gated
-        out.nominated_node = self.nominated_node
+        _set(out, "name", self.name)
+        _set(out, "namespace", self.namespace)
+        _set(out, "uid", self.uid)
+        _set(out, "group", self.group)
+        _set(out, "resreq", self.resreq)
+        _set(out, "phase", self.phase)
+        _set(out, "node_name", self.node_name)
+        _set(out, "deleting", self.deleting)
+        _set(out, "spec", self.spec)
+        _set(out, "role", self.role)
+        _set(out, "preemptable", self.preemptable)
+        _set(out, "priority", self.priority)
+        _set(out, "sch_gated", self.sch_gated)
+        _set(out, "nominated_node", self.nominated_node)
+        _set(out, "rev", self.rev)
         return out
 
     def task_status(self) -> TaskStatus:

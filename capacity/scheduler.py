@@ -119,17 +119,19 @@ def apply_cycle(cluster: Cluster, result: CycleResult, deleting: Iterable[str] |
         if pod is not None:
             pod.node_name = node
             pod.phase = "Running"
+    # (A field is written only where it changes: every write stamps the object (PodObj.rev), and a SnapshotCache
+    # reads stamped pods and PodGroups again, which a cycle's result, naming every job's phase, would make all.)
     for key in result.evicted:
         pod = cluster.pods.get(key)
-        if pod is not None:
+        if pod is not None and not pod.deleting:
             pod.deleting = True
     for key, node in result.nominated.items():
         pod = cluster.pods.get(key)
-        if pod is not None:
+        if pod is not None and pod.nominated_node != node:
             pod.nominated_node = node
     for uid, phase in result.podgroup_phases.items():
         pg = cluster.podgroups.get(uid)
-        if pg is not None:
+        if pg is not None and pg.phase != phase:
             pg.phase = phase
 
 

@@ -15,6 +15,7 @@ from capacity import nodefit
 from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.heap import PriorityQueue
+from capacity.framework.pod_reading import PodReading
 from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.model import (
     ALLOCATED_STATUSES,
@@ -120,6 +121,22 @@ class VictimBound:
         return [t for k, t in enumerate(candidates) if k in keep]
 
 
+def _reused(job: Job) -> Job:
+    """A kept job for a new session: what a session writes on a job that no task moved in (Job.changed) is
+    its outputs only, cleared here."""
+    job.nodes_fit_errors = {}
+    job.conditions = {}
+    job.unschedulable_this_session = False
+    job.order_key = None  # (made by the last session's order)
+    return job
+
+
+def _task(pod: Any, job_key: str) -> Task:
+    """The session's task of a pod."""
+    return Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority, pod.preemptable,
+                pod.node_name, pod.task_status(), pod.spec, pod.sch_gated, pod.nominated_node)
+
+
 def compare_task(l: Task, r: Task) -> bool:
     """CompareTask (controllers/job/helpers): name index, then creation, then UID."""
     lp = l.name.split("-")
@@ -176,30 +193,23 @@ class Session:
         self._node_fit: nodefit.NodeFit | None = None
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
-        in_job: dict[str, list[tuple[Any, ...]]] = {}
+        in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
+        kept_jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
+        since = 0  # (with a cache: when the pods were last read)
+        moved: set[str] | None = None
+        seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
         if cache is not None:
             # Per node and per job, every field of their pods that the snapshot reads (what a node or a job
-            # a SnapshotCache kept was built from), in pod order.
-            on_node: dict[str, list[tuple[Any, ...]]] = {}
-            for p in c.pods.values():
-                sig = (p.uid, p.name, p.namespace, p.group, p.role, p.resreq, p.priority, p.preemptable,
-                       p.phase, p.deleting, p.spec, p.sch_gated, p.nominated_node, p.node_name)
-                if p.node_name:
-                    got = on_node.get(p.node_name)
-                    if got is None:
-                        on_node[p.node_name] = [sig]
-                    else:
-                        got.append(sig)
-                if p.group:
-                    key = f"{p.namespace}/{p.group}"
-                    got = in_job.get(key)
-                    if got is None:
-                        in_job[key] = [sig]
-                    else:
-                        got.append(sig)
-            occupied = {name: tuple(sigs) for name, sigs in on_node.items()}
+            # a SnapshotCache kept was built from), in pod order: the fields read last time, those of the
+            # pods written since read again (PodReading).
+            reading = cache.pod_reading
+            since = reading.stamp
+            kept_jobs = cache.take_jobs()
+            moved = reading.read(c.pods)  # the jobs whose pods' fields changed (None: any)
+            in_job = reading.in_job
             # node_objs: the cluster's node behind each
-            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = cache.nodes(c.nodes, occupied)
+            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = \
+                cache.nodes(c.nodes, reading.occupied)
         else:
             reused = set()
             self.nodes = {}
@@ -216,14 +226,28 @@ class Session:
             for node in self.node_list:
                 self.total_resource.add(node.allocatable)
         jobs: dict[str, Job] = {}
-        kept_jobs = cache.take_jobs() if cache is not None else {}
         built: dict[str, tuple[Any, ...]] = {}  # per job: what it was built from (for the cache)
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
         # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
         # the VictimTable the last session used (capacity.actions.victim_bound).
         self.fresh_jobs: list[Job] = []
         self.last_victim_table: Any = cache.take_victim_table() if cache is not None else None
+        if cache is not None:
+            # A PodGroup not written since the last snapshot, the same object, whose pods did not change, under
+            # the same queues and priority classes, has the inputs its kept job was built from (if one was).
+            seen = reading.podgroups
+            world = (tuple(self.queues), tuple(c.priority_classes.items()), c.global_default_priority)
+            if moved is None or world != reading.world:
+                seen = {}
+            reading.world = world
         for uid, pg in c.podgroups.items():
+            if pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
+                got = kept_jobs.get(uid)
+                if got is not None:
+                    built[uid] = got[1]
+                    jobs[uid] = _reused(got[0])
+                    same.add(uid)
+                    continue
             if pg.queue not in self.queues:
                 continue
             pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
@@ -231,16 +255,11 @@ class Session:
             if cache is not None:
                 sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
                        pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
-                       tuple(in_job.get(uid, ())))
+                       in_job.get(uid, ()))
                 built[uid] = sig
                 got = kept_jobs.get(uid)
                 if got is not None and got[1] == sig:
-                    job = jobs[uid] = got[0]
-                    # What a session writes on a job that no task moved in (Job.changed): its outputs only.
-                    job.nodes_fit_errors = {}
-                    job.conditions = {}
-                    job.unschedulable_this_session = False
-                    job.order_key = None  # (made by the last session's order)
+                    jobs[uid] = _reused(got[0])
                     same.add(uid)
                     continue
             job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
@@ -248,13 +267,25 @@ class Session:
                                   pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
             if cache is not None:
                 self.fresh_jobs.append(job)
+        # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
+        # PodGroup, or of one the session leaves out): not in `all_tasks`.
         self.all_tasks: dict[str, Task] = {}
-        all_tasks = self.all_tasks
-        # The pods on nodes at open, every node's Kubernetes mirror together (what plugins scan at open).
-        self.mirrored: list[Task] = []
-        mirrored = self.mirrored
-        # Those of them outside every job (no PodGroup, or one the session leaves out): not in `all_tasks`.
         self.loose: list[Task] = []
+        if cache is not None and not reading.shared_uids:
+            self._link_changed(jobs, reused, reading)
+        else:
+            self._link(jobs, same, reused)
+        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
+        self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+        if cache is not None:
+            reading.podgroups = dict(c.podgroups)
+            cache.hand_jobs(self.jobs, built, self._initial_phase)
+
+    def _link(self, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
+        """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node
+        was taken as it is (`reused`), in its node's Kubernetes mirror, in `all_tasks` or `loose`."""
+        c = self.cluster
+        all_tasks = self.all_tasks
         nodes_get = self.nodes.get
         jobs_get = jobs.get
         done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
@@ -264,9 +295,7 @@ class Session:
             if job is not None and job_key in same:
                 task = job.tasks[pod.uid]  # (a kept job: its task of this very pod)
             else:
-                task = Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority,
-                            pod.preemptable, pod.node_name, pod.task_status(), pod.spec, pod.sch_gated,
-                            pod.nominated_node)
+                task = _task(pod, job_key)
                 if job is not None:
                     job.add_task(task)
             node = nodes_get(pod.node_name) if pod.node_name else None
@@ -274,15 +303,54 @@ class Session:
                 if pod.node_name not in reused:
                     node.add_task_unfitted(task)
                 node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
-                mirrored.append(task)
                 if job is None:
                     self.loose.append(task)
             if job is not None:
                 all_tasks[task.uid] = task
-        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
-        self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
-        if cache is not None:
-            cache.hand_jobs(self.jobs, built, self._initial_phase)
+
+    def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None:
+        """`_link` from what the SnapshotCache's PodReading knows, visiting only what it must: the pods of
+        jobs built anew and of none, and the nodes not taken as they are. A kept job holds the tasks of the
+        very pods it was built from; a node taken as it is holds the same pods, its tasks and its mirror as
+        the last session left them (no op changed it), which is this session's task wherever the pod's job
+        was kept. Pods' uids are unique (else `_link`): `all_tasks` is then every job's tasks."""
+        pods = self.cluster.pods
+        done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
+        made: dict[str, Task] = {}  # per pod key, the task made for it
+        for job in self.fresh_jobs:
+            for key in reading.pods_of(job.uid):
+                task = made[key] = _task(pods[key], job.uid)
+                job.add_task(task)
+        jobless = reading.jobless(jobs)
+        for key in jobless:
+            pod = pods[key]
+            made[key] = _task(pod, f"{pod.namespace}/{pod.group}" if pod.group else "")
+        all_tasks = self.all_tasks
+        for job in jobs.values():
+            all_tasks.update(job.tasks)
+        nodes_get = self.nodes.get
+        for name in reading.occupied:
+            if name in reused:
+                continue
+            node = nodes_get(name)
+            if node is None:
+                continue
+            for key in reading.pods_on(name):
+                task = made.get(key)
+                if task is None:
+                    task = reading.task_of(key, jobs)
+                if task.status not in done:
+                    node.add_task_unfitted(task)
+                    node.mirror[task.key] = task
+        for key, task in made.items():
+            name = reading.node_of(key)
+            if name in reused and task.status not in done:
+                self.nodes[name].mirror[task.key] = task  # (this session's task in its pod's place)
+        for key in jobless:
+            task = made[key]
+            name = reading.node_of(key)
+            if name and name in self.nodes and task.status not in done:
+                self.loose.append(task)
 
     # ---- registration --------------------------------------------------------------------
     def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
+from capacity.framework.pod_reading import PodReading
 from capacity.model import Job, Node
 from capacity.resources import Resource
 
@@ -51,6 +52,7 @@ class SnapshotCache:
         # which no task moved and whose phase is the one they were built with.
         self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]], dict[str, str]] | None = None
         self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
+        self.pod_reading = PodReading()  # the pods' fields per node and job, as of the last snapshot
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
@@ -101,7 +103,7 @@ class SnapshotCache:
         self._clean = {}
         built = self._built_with = {}
         reused: set[str] = set()
-        for i in set(missing):  # (a position may be both touched last time and occupied now)
+        for i in sorted(set(missing)):  # (a position may be both touched last time and occupied now)
             n = objs[i]
             pods = occupied.get(n.name)
             got = clean.get(i)
@@ -121,7 +123,8 @@ class SnapshotCache:
 
     def take_jobs(self) -> dict[str, tuple[Job, tuple[Any, ...]]]:
         """The kept jobs with what they were built from (PodGroup and pod fields), for the snapshot to take
-        those whose inputs are the same again; handed out once."""
+        those whose inputs are the same again; handed out once. (They were built at the PodReading's last
+        reading: only the snapshot reads, just after taking them.)"""
         jobs = self._jobs
         self._jobs = {}
         self._handed_jobs = None
