@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
 
 from capacity.framework.session import PERMIT, REJECT, Session
 from capacity.model import Job, Task, TaskStatus
 from capacity.plugins.base import Plugin
+
+_NO_JOB = SimpleNamespace(ready_num=1, min_available=0)
+"""What `_surplus_rows` reads for a job the session does not have: a surplus, as `possible_victims`' test."""
 
 
 class GangPlugin(Plugin):
@@ -58,7 +65,7 @@ class GangPlugin(Plugin):
                               minAvailable=job.min_available)
         return victims, PERMIT
 
-    def possible_victims(self, preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool]]:
+    def possible_victims(self, preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool], Callable[..., Any]]:
         """Bound on `victims`: only a job already above minAvailable has a surplus to give."""
         jobs = self.ssn.jobs
 
@@ -66,7 +73,17 @@ class GangPlugin(Plugin):
             job = jobs.get(t.job)
             return job is None or job.ready_task_num() > job.min_available
 
-        return (), test
+        return (), test, self._surplus_rows
+
+    def _surplus_rows(self, table: Any, rows: np.ndarray) -> np.ndarray:
+        """`possible_victims`' test for a VictimTable's rows at once: the answer per job of the table (one
+        per job, not one per row), then per row. (The table's job ids number its jobs in order.)"""
+        got = getattr(self, "_table_jobs", None)
+        if got is None or got[0] is not table or len(got[1]) != len(table.job_ids):
+            get = self.ssn.jobs.get
+            got = self._table_jobs = (table, [get(uid, _NO_JOB) for uid in table.job_ids])
+        surplus = np.array([j.ready_num > j.min_available for j in got[1]], dtype=bool)
+        return surplus[table.job[rows]]
 
     @staticmethod
     def job_order(l: Job, r: Job) -> int:

@@ -150,6 +150,34 @@ def test_capacity_bound_answers_a_whole_victim_table_as_row_by_row(conf: str, se
     assert any(ssn.jobs[t.job].queue in guaranteed for t in table.tasks)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_gang_bound_answers_a_whole_victim_table_as_row_by_row(seed: int) -> None:
+    """Gang's bound for all of a VictimTable's rows at once answers what its test answers row by row (a job
+    above its minAvailable has a surplus), also once an eviction moved a job's counters; rows of jobs with
+    several tasks among them."""
+    from capacity.actions.victim_bound import VictimTable
+    from capacity.framework.statement import Statement
+
+    ssn = session_after_allocate(random_cluster(seed + 40, BOUND_CONFS["flat"], nodes=16, jobs=70))
+    gang = ssn.plugins["gang"]
+    fit = ssn.node_fit()
+    assert fit is not None
+    table = VictimTable(ssn, fit)
+    rows = np.arange(len(table.tasks))
+    answers: dict[bool, int] = {True: 0, False: 0}
+    got: list[bool] = []
+    for moved in (False, True):
+        if moved:  # a deallocate event: a job with a surplus is one task short of what it had
+            Statement(ssn).evict(next(t for t, ok in zip(table.tasks, got, strict=True) if ok), "reclaim")
+        _key, test, vector = gang.possible_victims(table.tasks[0])
+        got = vector(table, rows).tolist()
+        assert got == [test(t) for t in table.tasks]
+        for answer in got:
+            answers[answer] += 1
+    assert answers[True] and answers[False]
+    assert any(len(ssn.jobs[t.job].tasks) > 1 for t in table.tasks)
+
+
 def test_capacity_bound_for_a_whole_table_reads_each_queues_counters_now() -> None:
     """The whole-table form on a built case: a queue above its deserved only in GPUs (a scalar), one
     whose tasks ask more cpu than it deserves; after an eviction, the evicted task asks more memory
