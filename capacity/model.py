@@ -148,7 +148,7 @@ class Job:
                  "creation", "phase", "min_resources", "annotations", "priority_class_name", "tasks", "index",
                  "ready_num", "pending_best_effort_num", "allocated", "total_request", "nodes_fit_errors",
                  "conditions", "unschedulable_this_session", "changed", "inqueue", "request_facts", "accum_facts",
-                 "order_key", "pod_affinity")
+                 "order_key", "pod_affinity", "change_log")
 
     def __init__(self, uid: str, name: str, namespace: str, queue: str, min_available: int,
                  task_min_available: dict[str, int], priority: int, preemptable: bool,
@@ -202,6 +202,9 @@ class Job:
         # The session's job order as one comparable key (Session.job_less with plugins' order keys), kept
         # while the gang counters it reads stay put; None: not made yet.
         self.order_key: Any = None
+        # Where the job puts itself when `changed` first turns True (a SnapshotCache's list, like
+        # Node.touch_log), so that nobody has to scan every job to find the changed ones; None: nobody asks.
+        self.change_log: list[Job] | None = None
 
     # ---- task index --------------------------------------------------------------------
     def _index_add(self, status: int, task: Task) -> None:
@@ -247,7 +250,10 @@ class Job:
     def update_task_status(self, task: Task, status: int) -> None:
         """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks."""
         old = task.status
-        self.changed = True
+        if not self.changed:
+            self.changed = True
+            if self.change_log is not None:
+                self.change_log.append(self)
         self._index_remove(old, task.uid)
         was_alloc = bool(old & ALLOCATED_STATUSES)
         task.status = status
@@ -300,6 +306,12 @@ class Job:
 
     def is_pipelined(self) -> bool:
         return self.waiting_task_num() + self.ready_num + self.pending_best_effort_num >= self.min_available
+
+    def may_starve(self) -> bool:
+        """Fewer ready and pipelined tasks than its tasks or its minAvailable: what the jobStarving of both
+        priority (ready + pipelined < tasks) and gang (ready + pipelined < minAvailable) need to answer yes.
+        A job with a Pending task may starve."""
+        return self.ready_num + len(self.index.get(S.PIPELINED) or ()) < max(len(self.tasks), self.min_available)
 
     def is_starving(self) -> bool:
         return self.waiting_task_num() + self.ready_num < self.min_available

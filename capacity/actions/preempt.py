@@ -99,7 +99,9 @@ def build(run: PreemptRun) -> None:
     """Collect starving jobs per queue (preempt.go:112-151), in ascending job UID instead of map order."""
     ssn = run.ssn
     order: list[QueueSpec] = []
-    for job in ssn.jobs.values():
+    # With nothing traced, a job that cannot be starving is turned away unasked (_preemptor_queue).
+    candidates = None if ssn.trace.enabled else ssn.starving_candidates()
+    for job in ssn.jobs.values() if candidates is None else candidates:
         queue = _preemptor_queue(ssn, job)
         if queue is None:
             continue

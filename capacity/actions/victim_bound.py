@@ -288,9 +288,14 @@ def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
     if table is None or table.base is not fit.base or table.dims_key != fit.dims_key:
         return None
     redo = np.zeros(fit.n, dtype=bool)
-    get = ssn.all_tasks.get
-    stale = [k for k, t in enumerate(table.tasks) if get(t.uid) is not t]
-    if stale:
+    kept = ssn.kept_jobs
+    if kept is not None:  # (the rows of kept jobs are their tasks': only other jobs' rows are stale)
+        ids = table.job_ids
+        stale = np.isin(table.job, [ids[uid] for uid in ids.keys() - kept]).nonzero()[0]
+    else:
+        get = ssn.all_tasks.get
+        stale = [k for k, t in enumerate(table.tasks) if get(t.uid) is not t]
+    if len(stale):
         redo[table.node[stale]] = True
     pos = fit.pos
     for job in ssn.fresh_jobs:

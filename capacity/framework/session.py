@@ -29,6 +29,9 @@ from capacity.model import (
 from capacity.resources import Resource
 from capacity.trace import Trace
 
+_STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
+"""The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
+
 PERMIT = 1
 ABSTAIN = 0
 REJECT = -1
@@ -194,7 +197,7 @@ class Session:
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
         in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
-        kept_jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
+        offered: dict[str, tuple[Job, tuple[Any, ...]]] = {}  # (with a cache: the jobs it kept)
         since = 0  # (with a cache: when the pods were last read)
         moved: set[str] | None = None
         seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
@@ -204,7 +207,8 @@ class Session:
             # pods written since read again (PodReading).
             reading = cache.pod_reading
             since = reading.stamp
-            kept_jobs = cache.take_jobs()
+            cache.job_log.clear()
+            offered = cache.take_jobs()
             moved = reading.read(c.pods)  # the jobs whose pods' fields changed (None: any)
             in_job = reading.in_job
             # node_objs: the cluster's node behind each
@@ -242,7 +246,7 @@ class Session:
             reading.world = world
         for uid, pg in c.podgroups.items():
             if pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
-                got = kept_jobs.get(uid)
+                got = offered.get(uid)
                 if got is not None:
                     built[uid] = got[1]
                     jobs[uid] = _reused(got[0])
@@ -257,7 +261,7 @@ class Session:
                        pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
                        in_job.get(uid, ()))
                 built[uid] = sig
-                got = kept_jobs.get(uid)
+                got = offered.get(uid)
                 if got is not None and got[1] == sig:
                     jobs[uid] = _reused(got[0])
                     same.add(uid)
@@ -267,14 +271,25 @@ class Session:
                                   pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
             if cache is not None:
                 self.fresh_jobs.append(job)
+                job.change_log = cache.job_log
         # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
         # PodGroup, or of one the session leaves out): not in `all_tasks`.
         self.all_tasks: dict[str, Task] = {}
         self.loose: list[Task] = []
+        # The jobs taken as the last session left them, if every pod has a uid of its own: their tasks are
+        # then the session's tasks of their pods (None: not known so).
+        self.kept_jobs: set[str] | None = None
         if cache is not None and not reading.shared_uids:
             self._link_changed(jobs, reused, reading)
+            self.kept_jobs = same
         else:
             self._link(jobs, same, reused)
+        # The jobs that might starve at open (Job.may_starve), with a cache: a kept job's tasks and their
+        # statuses are those the last session opened with, so its answer is the one then.
+        self.may_starve_open: set[str] | None = None
+        if cache is not None:
+            self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
+                job.uid for job in self.fresh_jobs if job.may_starve())
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
         self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
         if cache is not None:
@@ -587,12 +602,33 @@ class Session:
                 return False
         return True
 
+    def may_starve_now(self) -> list[Job] | None:
+        """The jobs that might starve now (Job.may_starve), in the session's job order, with a cache: those
+        that might at open and those a task moved in since (Job.change_log); None without a cache."""
+        if self.may_starve_open is None or self.cache is None:
+            return None
+        jobs = self.jobs
+        uids = self.may_starve_open.union(job.uid for job in self.cache.job_log)
+        return [jobs[uid] for uid in sorted(uids) if uid in jobs]
+
+    def starving_candidates(self) -> list[Job] | None:
+        """`may_starve_now` if the deciding jobStarving functions are only priority's and gang's, which
+        answer yes only for such a job; else None (ask every job)."""
+        tier = self._starving_tier
+        if tier is None:
+            tier = self._starving_tier = next((t for t in self.tiered("jobStarving") if t), [])
+        if not tier or any(name not in _STARVING_NEEDS_MAY_STARVE for name, _fn in tier):
+            return None
+        return self.may_starve_now()
+
     def has_waiting_task(self) -> bool:
         """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
         for (their task queues hold nothing else), so without one, and with nothing traced, they decide
-        nothing and need not scan the jobs."""
+        nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
+        where known.)"""
         pending = TaskStatus.PENDING
-        for job in self.jobs.values():
+        candidates = self.may_starve_now()
+        for job in self.jobs.values() if candidates is None else candidates:
             bucket = job.index.get(pending)
             if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
                 return True

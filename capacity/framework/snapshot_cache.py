@@ -53,6 +53,10 @@ class SnapshotCache:
         self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]], dict[str, str]] | None = None
         self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
         self.pod_reading = PodReading()  # the pods' fields per node and job, as of the last snapshot
+        # The jobs the session changed so far (Job.change_log: every job the cache's sessions built reports
+        # here), and the last session's jobs that might starve when it opened (Job.may_starve; a superset).
+        self.job_log: list[Job] = []
+        self.may_starve: set[str] = set()
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)

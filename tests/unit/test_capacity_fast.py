@@ -262,3 +262,30 @@ def test_delta_is_the_clone_plus_the_negation() -> None:
         after, before = _resource(rnd), _resource(rnd)
         after.max_task_num = rnd.randint(0, 3)
         assert bits(_delta(after, before)) == bits(after.clone().add(_neg(before))), (after, before)
+
+
+def test_a_job_priority_or_gang_calls_starving_may_starve() -> None:
+    """Job.may_starve, what preempt and has_waiting_task ask before the plugins (Session.starving_candidates),
+    holds for every job priority's or gang's jobStarving says starves, in any state of its tasks, minAvailable
+    above its task count included; and for every job with a Pending task."""
+    from capacity.plugins.gang import GangPlugin
+    from capacity.plugins.priority import PriorityPlugin
+
+    rnd = random.Random(11)
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    gang, priority = GangPlugin.job_starving, PriorityPlugin.job_starving
+    told = {"gang": 0, "priority": 0}
+    for _ in range(400):
+        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 6), {}, 0, False, False, "", "Running", None, {})
+        tasks = [_task(f"t{i}", rnd.choice(statuses), rnd.random() < 0.2) for i in range(rnd.randint(0, 4))]
+        for t in tasks:
+            job.add_task(t)
+        for _ in range(rnd.randint(0, 5)):
+            if tasks:
+                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
+            starving = {"gang": gang(None, job), "priority": priority(None, job)}  # type: ignore[arg-type]
+            for name, yes in starving.items():
+                told[name] += yes
+                assert job.may_starve() or not yes, name
+            assert job.may_starve() or not job.count(TaskStatus.PENDING)
+    assert told["gang"] and told["priority"]

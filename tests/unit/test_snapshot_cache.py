@@ -527,3 +527,79 @@ def test_a_pod_moved_to_another_node_between_sessions_rebuilds_its_job() -> None
     plain = open_session(sim.cluster, Trace(enabled=False))
     assert ssn.all_tasks[pod.uid].node_name == plain.all_tasks[pod.uid].node_name == other
     assert pod.key in ssn.nodes[other].tasks
+
+
+def test_every_starving_job_is_among_those_the_session_says_may_starve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Preempt asks only the jobs that may starve (Session.starving_candidates: those that might at open,
+    carried for kept jobs, and those a task moved in since): whenever preempt and reclaim run, every job
+    priority's or gang's jobStarving calls starving is among them, and so is every job with a waiting task."""
+    import capacity.actions.preempt as preempt
+    import capacity.actions.reclaim as reclaim
+    from capacity.model import TaskStatus
+
+    seen = {"starving": 0, "asked": 0, "kept": 0}
+
+    def check(ssn: Any) -> None:
+        candidates = ssn.starving_candidates()
+        assert candidates is not None
+        names = [job.uid for job in candidates]
+        assert names == sorted(names)
+        for job in ssn.jobs.values():
+            pending = any(not t.sch_gated for t in job.tasks_in(TaskStatus.PENDING))
+            starving = ssn.job_starving(job)
+            if starving or pending:
+                assert job.uid in names
+            seen["starving"] += starving
+        seen["asked"] += len(names)
+        seen["kept"] += len(ssn.kept_jobs or ())
+
+    for module in (preempt, reclaim):
+        real = module.execute
+
+        def spy(ssn: Any, real: Any = real) -> None:
+            check(ssn)
+            real(ssn)
+
+        monkeypatch.setattr(module, "execute", spy)
+    for seed in (0, 2):
+        sim = Simulator(_workload(seed), SimOptions(period=10.0))
+        sim.run_to_end(max_cycles=150)
+    assert seen["starving"] and seen["kept"]
+
+
+def test_a_job_a_reclaim_left_short_is_among_those_that_may_starve(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job all of whose pods ran when the session opened (it could not starve then) that a reclaim leaves
+    a pod short is asked by preempt: the task that moved put it on the session's list of changed jobs.
+    (Starving as priority says, gang's jobStarving off: gang would let go only of pods above minAvailable.)"""
+    import capacity.actions.preempt as preempt
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    objs = [conf("enqueue, allocate, reclaim, preempt", [{"name": "priority"},
+                                                         {"name": "gang", "enableJobStarving": False},
+                                                         {"name": "capacity"}],
+                 [{"name": "predicates"}, {"name": "nodeorder"}]),
+            *[node(f"n{i}", cpu="2", memory="4Gi") for i in range(4)],
+            queue("q1", deserved={"cpu": "1"}), queue("q2", deserved={"cpu": "6"}),
+            *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],  # (minMember 1: one pod to spare)
+            *[pod(f"a{i}-{k}", f"a{i}", {"cpu": "1"}, node_name=f"n{i}") for i in range(4) for k in range(2)]]
+    c = cluster(*objs)
+    cache = SnapshotCache()
+    run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)  # every a-job runs and is kept
+    late = cluster(*objs, podgroup("b", "q2", phase="Inqueue"), pod("b-0", "b", {"cpu": "1"}))
+    c.podgroups["ns1/b"], c.pods["ns1/b-0"] = late.podgroups["ns1/b"], late.pods["ns1/b-0"]
+    short: list[str] = []
+    real = preempt.execute
+
+    def spy(ssn: Any) -> None:
+        candidates = {job.uid for job in ssn.starving_candidates()}
+        for job in ssn.jobs.values():
+            if ssn.job_starving(job):
+                assert job.uid in candidates
+                if job.uid not in ssn.may_starve_open:
+                    short.append(job.uid)
+        real(ssn)
+
+    monkeypatch.setattr(preempt, "execute", spy)
+    result = run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert len(result.evicted) == 1 and short == [c.pods[result.evicted[0]].namespace + "/" +
+                                                  c.pods[result.evicted[0]].group]
