@@ -98,6 +98,7 @@ class VictimTable:
         self.tasks = list(tasks)
         self.node = np.array(node_of, dtype=np.intp)
         self._bins: np.ndarray | None = None  # per dimension and row: its (dimension, node) bin (`_room`)
+        self._sums: dict[bytes, np.ndarray] = {}  # per rows mask (its bytes): the requests summed per node
         queue_ids, job_ids = self.queue_ids, self.job_ids
         for q in sorted(set(queue_of).difference(queue_ids)):
             queue_ids[q] = len(queue_ids)
@@ -191,28 +192,37 @@ class VictimTable:
         """NodeList masks, meaningful on `keep`: nodes holding candidates (`rows`), and nodes where the
         task fits FutureIdle plus every candidate `possible` allows (room_bound_fails is false)."""
         fit = self.fit
+        room = self._room(task, rows, True)  # (all candidates: the sums of a node in `keep` are the same)
         rows = rows & keep[self.node]
         has = np.zeros(fit.n, dtype=bool)
         has[self.node[rows]] = True
-        room = self._room(task, rows)
         if possible is not None and (room & has).any():
             rows &= room[self.node]  # elsewhere not even all candidates make room: no need to ask
             room &= self._room(task, self._allowed(possible, rows))
         return has, room
 
-    def _room(self, task: Task, rows: np.ndarray) -> np.ndarray:
+    def _room(self, task: Task, rows: np.ndarray, candidates: bool = False) -> np.ndarray:
         """Nodes where the task fits FutureIdle plus the requests of the table's `rows` there.
 
         One bincount over every row and dimension, the rows not asked for weighing 0: no gather of the
         asked rows (which cost twice the sums), and each node's sum adds the same values in the same
-        order (adding 0.0 is exact)."""
+        order (adding 0.0 is exact). The sums depend on the rows alone: those of a whole candidate set
+        (`candidates`) are kept per rows mask, for the next preemptor with the same candidates (reclaim's
+        of one queue; the same again next cycle, while the table is kept)."""
         fit = self.fit
-        dims, n = self.req.shape[0], fit.n
-        bins = self._bins
-        if bins is None:
-            bins = self._bins = (np.arange(dims)[:, None] * n + self.node[None, :]).ravel()
-        sums = np.zeros_like(fit.fi)
-        sums[:dims] = np.bincount(bins, weights=(self.req * rows).ravel(), minlength=dims * n).reshape(dims, n)
+        key = rows.tobytes() if candidates else b""
+        sums = self._sums.get(key) if candidates else None
+        if sums is None:
+            dims, n = self.req.shape[0], fit.n
+            bins = self._bins
+            if bins is None:
+                bins = self._bins = (np.arange(dims)[:, None] * n + self.node[None, :]).ravel()
+            sums = np.zeros_like(fit.fi)
+            sums[:dims] = np.bincount(bins, weights=(self.req * rows).ravel(), minlength=dims * n).reshape(dims, n)
+            if candidates:
+                if len(self._sums) >= 256:
+                    self._sums.clear()
+                self._sums[key] = sums
         return fit.fit(task.init_resreq, fit.bound(sums))[0]
 
     def _allowed(self, possible: VictimBound, rows: np.ndarray) -> np.ndarray:

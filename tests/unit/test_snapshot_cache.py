@@ -3,6 +3,7 @@ empty node's rows equals refreshing every node."""
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -603,3 +604,25 @@ def test_a_job_a_reclaim_left_short_is_among_those_that_may_starve(monkeypatch: 
     result = run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
     assert len(result.evicted) == 1 and short == [c.pods[result.evicted[0]].namespace + "/" +
                                                   c.pods[result.evicted[0]].group]
+
+
+def test_the_sums_a_victim_table_keeps_are_those_of_its_rows_now() -> None:
+    """A VictimTable keeps the per-node sums of a candidate set (VictimTable._room) while its rows stay; rows
+    read again (a splice) make them anew: the room it answers is a fresh table's."""
+    from capacity.actions.victim_bound import VictimTable
+
+    c = _reclaiming_cluster(running=4)
+    ssn = open_session(c, Trace(enabled=False))
+    fit = ssn.node_fit()
+    assert fit is not None
+    table = VictimTable(ssn, fit)
+    task = copy.copy(ssn.all_tasks["ns1-b-0"])
+    task.init_resreq = Resource(cpu=2000.0, memory=0.0)  # (what one victim frees: room where one runs)
+    rows = table.reclaimees(ssn, "q2")
+    before = table._room(task, rows, True)
+    for t in table.tasks:
+        t.resreq = Resource(cpu=1000.0, memory=0.0)  # (half what each victim held: no room where one runs)
+    table._splice(ssn, fit, np.ones(fit.n, dtype=bool))
+    after = table._room(task, table.reclaimees(ssn, "q2"), True)
+    assert before[:4].all() and not after[:4].any()  # (n0 .. n3 hold the victims; the others are empty)
+    np.testing.assert_array_equal(after, VictimTable(ssn, fit)._room(task, rows, True))
