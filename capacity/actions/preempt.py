@@ -403,7 +403,8 @@ def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, 
     if room is not None and bound is not None and bound.has is not None:
         idx = getattr(nodes, "idx", None)
         if idx is not None and not room[idx].any():  # no node to visit: no need to order them
-            skipped.extend([ssn.node_list[i].name for i in np.sort(idx).tolist()])
+            if skipped.tracing:  # (the names are for the record only)
+                skipped.extend([ssn.node_list[i].name for i in np.sort(idx).tolist()])
             _file(ssn, skipped, task)
             return False
     ordered = nodes_by_score(ssn, task, nodes)

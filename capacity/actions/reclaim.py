@@ -31,6 +31,9 @@ def execute(ssn: Session) -> None:
     tracing = ssn.trace.enabled
     if not tracing and not ssn.has_waiting_task():
         return  # every starving job's task queue would be empty: no reclaim_for_task, nothing to commit
+    # (With nothing traced, a job that cannot be starving is not asked: Session.starving_candidates.)
+    candidates = None if tracing else ssn.starving_candidates()
+    may_starve = None if candidates is None else {job.uid for job in candidates}
     for job in ssn.jobs.values():
         if job.is_pending():
             continue
@@ -38,7 +41,8 @@ def execute(ssn: Session) -> None:
             # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, a
             # job whose queue is already queued matters only if it is starving, the cheaper test.
             known = ssn.queues.get(job.queue)
-            if known is not None and known.name in queued and not ssn.job_starving(job):
+            if known is not None and known.name in queued and (
+                    (may_starve is not None and job.uid not in may_starve) or not ssn.job_starving(job)):
                 continue
         valid, _ = ssn.job_valid(job)
         if not valid:
@@ -119,10 +123,12 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: Task, job: Job) -> boo
     for i in visit.tolist():
         node = ssn.node_list[i]
         if _reclaim_on(ssn, stmt, task, node, _reclaimees(ssn, node, job)):
-            skipped.extend([ssn.node_list[k].name for k in passed[passed < i].tolist()])
+            if skipped.tracing:
+                skipped.extend([ssn.node_list[k].name for k in passed[passed < i].tolist()])
             _file(ssn, skipped, task)
             return True
-    skipped.extend([ssn.node_list[k].name for k in passed.tolist()])
+    if skipped.tracing:  # (the names are for the record only)
+        skipped.extend([ssn.node_list[k].name for k in passed.tolist()])
     _file(ssn, skipped, task)
     return False
 

@@ -81,9 +81,11 @@ class GangPlugin(Plugin):
         got = getattr(self, "_table_jobs", None)
         if got is None or got[0] is not table or len(got[1]) != len(table.job_ids):
             get = self.ssn.jobs.get
-            got = self._table_jobs = (table, [get(uid, _NO_JOB) for uid in table.job_ids])
-        surplus = np.array([j.ready_num > j.min_available for j in got[1]], dtype=bool)
-        return surplus[table.job[rows]]
+            got = self._table_jobs = [table, [get(uid, _NO_JOB) for uid in table.job_ids], -1, None]
+        if got[2] != self.ssn.version:  # (the counters move only with an allocate / deallocate event)
+            got[2] = self.ssn.version
+            got[3] = np.array([j.ready_num > j.min_available for j in got[1]], dtype=bool)
+        return got[3][table.job[rows]]
 
     @staticmethod
     def job_order(l: Job, r: Job) -> int:
