@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -63,24 +64,33 @@ def _task(uid: str, status: int, best_effort: bool) -> Task:
     return Task(uid, uid, "ns", "ns/j", "", req, 0, False, "", status, spec)
 
 
+def _moving_jobs(seed: int, jobs: int, min_available: int, tasks: int, best_effort: float,
+                 moves: int) -> Iterator[Job]:
+    """Random jobs (up to `min_available` and `tasks`, random statuses), each yielded after every one of up
+    to `moves` random status moves of its tasks."""
+    rnd = random.Random(seed)
+    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
+    for _ in range(jobs):
+        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, min_available), {}, 0, False, False, "", "Running",
+                  None, {})
+        made = [_task(f"t{i}", rnd.choice(statuses), rnd.random() < best_effort) for i in range(rnd.randint(0, tasks))]
+        for t in made:
+            job.add_task(t)
+        for _ in range(rnd.randint(0, moves)):
+            if made:
+                job.update_task_status(rnd.choice(made), rnd.choice(statuses))
+            yield job
+
+
 def test_job_counters_follow_the_status_index() -> None:
     """Job.ready_num and pending_best_effort_num equal recounts of the index after any updates."""
-    rnd = random.Random(9)
-    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
-    for _ in range(200):
-        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 4), {}, 0, False, False, "", "Pending", None, {})
-        tasks = [_task(f"t{i}", rnd.choice(statuses), rnd.random() < 0.4) for i in range(rnd.randint(0, 6))]
-        for t in tasks:
-            job.add_task(t)
-        for _ in range(rnd.randint(0, 12)):
-            if tasks:
-                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
-            ready = sum(job.count(s) for s in (TaskStatus.BOUND, TaskStatus.BINDING, TaskStatus.RUNNING,
-                                               TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED))
-            best_effort = sum(1 for t in job.tasks_in(TaskStatus.PENDING) if t.best_effort)
-            assert job.ready_task_num() == ready
-            assert job.pending_best_effort_task_num() == best_effort
-            assert job.is_ready() == (ready + best_effort >= job.min_available)
+    for job in _moving_jobs(9, jobs=200, min_available=4, tasks=6, best_effort=0.4, moves=12):
+        ready = sum(job.count(s) for s in (TaskStatus.BOUND, TaskStatus.BINDING, TaskStatus.RUNNING,
+                                           TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED))
+        best_effort = sum(1 for t in job.tasks_in(TaskStatus.PENDING) if t.best_effort)
+        assert job.ready_task_num() == ready
+        assert job.pending_best_effort_task_num() == best_effort
+        assert job.is_ready() == (ready + best_effort >= job.min_available)
 
 
 class _Named:
@@ -271,21 +281,12 @@ def test_a_job_priority_or_gang_calls_starving_may_starve() -> None:
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import PriorityPlugin
 
-    rnd = random.Random(11)
-    statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
     gang, priority = GangPlugin.job_starving, PriorityPlugin.job_starving
     told = {"gang": 0, "priority": 0}
-    for _ in range(400):
-        job = Job("ns/j", "j", "ns", "q", rnd.randint(0, 6), {}, 0, False, False, "", "Running", None, {})
-        tasks = [_task(f"t{i}", rnd.choice(statuses), rnd.random() < 0.2) for i in range(rnd.randint(0, 4))]
-        for t in tasks:
-            job.add_task(t)
-        for _ in range(rnd.randint(0, 5)):
-            if tasks:
-                job.update_task_status(rnd.choice(tasks), rnd.choice(statuses))
-            starving = {"gang": gang(None, job), "priority": priority(None, job)}  # type: ignore[arg-type]
-            for name, yes in starving.items():
-                told[name] += yes
-                assert job.may_starve() or not yes, name
-            assert job.may_starve() or not job.count(TaskStatus.PENDING)
+    for job in _moving_jobs(11, jobs=400, min_available=6, tasks=4, best_effort=0.2, moves=5):
+        starving = {"gang": gang(None, job), "priority": priority(None, job)}  # type: ignore[arg-type]
+        for name, yes in starving.items():
+            told[name] += yes
+            assert job.may_starve() or not yes, name
+        assert job.may_starve() or not job.count(TaskStatus.PENDING)
     assert told["gang"] and told["priority"]
