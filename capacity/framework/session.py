@@ -614,9 +614,7 @@ class Session:
     def starving_candidates(self) -> list[Job] | None:
         """`may_starve_now` if the deciding jobStarving functions are only priority's and gang's, which
         answer yes only for such a job; else None (ask every job)."""
-        tier = self._starving_tier
-        if tier is None:
-            tier = self._starving_tier = next((t for t in self.tiered("jobStarving") if t), [])
+        tier = self._starving_fns()
         if not tier or any(name not in _STARVING_NEEDS_MAY_STARVE for name, _fn in tier):
             return None
         return self.may_starve_now()
@@ -634,11 +632,16 @@ class Session:
                 return True
         return False
 
-    def job_starving(self, job: Job) -> bool:
-        """The first tier with jobStarving functions decides (asked of every job by reclaim and preempt)."""
+    def _starving_fns(self) -> list[tuple[str, Callable[..., Any]]]:
+        """The jobStarving functions that decide: the first tier's that has any."""
         tier = self._starving_tier
         if tier is None:
             tier = self._starving_tier = next((t for t in self.tiered("jobStarving") if t), [])
+        return tier
+
+    def job_starving(self, job: Job) -> bool:
+        """The first tier with jobStarving functions decides (asked of every job by reclaim and preempt)."""
+        tier = self._starving_fns()
         for name, fn in tier:
             if not fn(job):
                 if self.trace.enabled:

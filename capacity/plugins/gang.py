@@ -78,14 +78,13 @@ class GangPlugin(Plugin):
     def _surplus_rows(self, table: Any, rows: np.ndarray) -> np.ndarray:
         """`possible_victims`' test for a VictimTable's rows at once: the answer per job of the table (one
         per job, not one per row), then per row. (The table's job ids number its jobs in order.)"""
-        got = getattr(self, "_table_jobs", None)
-        if got is None or got[0] is not table or len(got[1]) != len(table.job_ids):
+        key = (table, len(table.job_ids), self.ssn.version)  # (counters move only with an allocate / deallocate)
+        got = getattr(self, "_surplus", None)
+        if got is None or got[0] != key:
             get = self.ssn.jobs.get
-            got = self._table_jobs = [table, [get(uid, _NO_JOB) for uid in table.job_ids], -1, None]
-        if got[2] != self.ssn.version:  # (the counters move only with an allocate / deallocate event)
-            got[2] = self.ssn.version
-            got[3] = np.array([j.ready_num > j.min_available for j in got[1]], dtype=bool)
-        return got[3][table.job[rows]]
+            jobs = [get(uid, _NO_JOB) for uid in table.job_ids]
+            got = self._surplus = (key, np.array([j.ready_num > j.min_available for j in jobs], dtype=bool))
+        return got[1][table.job[rows]]
 
     @staticmethod
     def job_order(l: Job, r: Job) -> int:

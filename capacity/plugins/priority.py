@@ -78,6 +78,6 @@ class PriorityPlugin(Plugin):
         return key, test
 
     def job_starving(self, job: Job) -> bool:
-        # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (asked of
-        # every job twice a cycle)
+        # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (Job.may_starve
+        # holds whenever this does: Session.starving_candidates)
         return job.ready_num + len(job.index.get(TaskStatus.PIPELINED) or ()) < len(job.tasks)
