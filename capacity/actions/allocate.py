@@ -17,7 +17,7 @@ from capacity.fit_report import fit_report
 from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
-from capacity.model import Job, Node, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, Placement
 from capacity.resources import ZERO
 from capacity.trace import NodeNames
@@ -56,7 +56,7 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
         if job.is_pending():
             if has_enqueue:
                 continue
-            job.phase = PodGroupPhase.INQUEUE
+            ssn.set_inqueue(job)
         if not tracing and not job.index.get(TaskStatus.PENDING):
             continue  # no task to place; JobValid would only leave its trace (none is kept)
         valid, reason = ssn.job_valid(job)
@@ -142,6 +142,8 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
             continue
         err = ssn.pre_predicate(task)
         if err:
+            if not job.nodes_fit_errors:
+                ssn.output_log.append(job)
             job.nodes_fit_errors[task.uid] = {n.name: FitError(n.name, UNSCHEDULABLE, [err]) for n in ssn.node_list}
             trace.event("prePredicateFailed", task.key, err)
             if job.need_continue_allocating():
@@ -152,6 +154,8 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
         if not candidates:
             candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
         if not candidates:
+            if not job.nodes_fit_errors:
+                ssn.output_log.append(job)
             job.nodes_fit_errors[task.uid] = errors
             if trace.enabled:
                 verdict, texts = fit_report(errors, len(ssn.node_list))  # fit_summary and str() of each

@@ -6,7 +6,7 @@ from operator import is_
 
 from capacity.framework.heap import KeyedQueue, PriorityQueue, memoized
 from capacity.framework.session import Session
-from capacity.model import Job, PodGroupPhase, QueueSpec
+from capacity.model import Job, QueueSpec
 
 
 def execute(ssn: Session) -> None:
@@ -68,7 +68,7 @@ def _try_enqueue(ssn: Session, queue: QueueSpec, job: Job) -> None:
     trace = ssn.trace
     if job.min_resources is None or ssn.job_enqueueable(job):
         ssn.job_enqueued(job)
-        job.phase = PodGroupPhase.INQUEUE
+        ssn.set_inqueue(job)
         if trace.enabled:
             trace.event_with("enqueue", job.uid, True, {
                 "queue": queue.name, "why": "no minResources" if job.min_resources is None else "admitted by plugins"})

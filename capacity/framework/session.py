@@ -16,7 +16,7 @@ from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.pod_reading import PodReading
-from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.framework.snapshot_cache import KeptJobs, SnapshotCache
 from capacity.model import (
     ALLOCATED_STATUSES,
     Job,
@@ -124,16 +124,6 @@ class VictimBound:
         return [t for k, t in enumerate(candidates) if k in keep]
 
 
-def _reused(job: Job) -> Job:
-    """A kept job for a new session: what a session writes on a job that no task moved in (Job.changed) is
-    its outputs only, cleared here."""
-    job.nodes_fit_errors = {}
-    job.conditions = {}
-    job.unschedulable_this_session = False
-    job.order_key = None  # (made by the last session's order)
-    return job
-
-
 def _task(pod: Any, job_key: str) -> Task:
     """The session's task of a pod."""
     return Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority, pod.preemptable,
@@ -184,6 +174,8 @@ class Session:
         self._flat_cache: dict[str, tuple[tuple[str, Callable[..., Any]], ...]] = {}
         self._less_cache: dict[str, Callable[[Any, Any], bool]] = {}
         self._placement_key_fns: Any = None  # placement_key's plugin keys, once looked up (_key_fns)
+        # The jobs on which the session writes outputs of its own (note_outputs), for a SnapshotCache to clear.
+        self.output_log: list[Job] = cache.output_log if cache is not None else []
         self._snapshot()
 
     # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
@@ -197,7 +189,7 @@ class Session:
         self.queues: dict[str, QueueSpec] = dict(c.queues)
         cache = self.cache
         in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
-        offered: dict[str, tuple[Job, tuple[Any, ...]]] = {}  # (with a cache: the jobs it kept)
+        offered = KeptJobs({}, {}, set())  # (with a cache: the jobs it kept)
         since = 0  # (with a cache: when the pods were last read)
         moved: set[str] | None = None
         seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
@@ -230,7 +222,8 @@ class Session:
             for node in self.node_list:
                 self.total_resource.add(node.allocatable)
         jobs: dict[str, Job] = {}
-        built: dict[str, tuple[Any, ...]] = {}  # per job: what it was built from (for the cache)
+        # Per job: what it was built from (for the cache), in the last session's dict (which may name more).
+        built = offered.built
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
         # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
         # the VictimTable the last session used (capacity.actions.victim_bound).
@@ -248,8 +241,7 @@ class Session:
             if pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
                 got = offered.get(uid)
                 if got is not None:
-                    built[uid] = got[1]
-                    jobs[uid] = _reused(got[0])
+                    jobs[uid] = got
                     same.add(uid)
                     continue
             if pg.queue not in self.queues:
@@ -260,12 +252,12 @@ class Session:
                 sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
                        pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
                        in_job.get(uid, ()))
-                built[uid] = sig
                 got = offered.get(uid)
-                if got is not None and got[1] == sig:
-                    jobs[uid] = _reused(got[0])
+                if got is not None and built[uid] == sig:
+                    jobs[uid] = got
                     same.add(uid)
                     continue
+                built[uid] = sig
             job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
                                   priority, pre_raw == "true", pre_raw is not None, pg.creation,
                                   pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
@@ -291,10 +283,26 @@ class Session:
             self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
                 job.uid for job in self.fresh_jobs if job.may_starve())
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
-        self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+        # The jobs' phases at open, and with a cache, when the jobs are those of the last session (the kept ones
+        # and others of the same uids), the last session's close (`close` may take its answers).
+        self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None
+        last = None
+        if cache is not None:
+            last, cache.close_phases = cache.close_phases, None
+        if last is not None and len(last[1]) == len(jobs) and all(job.uid in last[1] for job in self.fresh_jobs):
+            self._last_close = last
+            self._initial_phase = dict(last[1])  # (a kept job's phase is the one the last close gave it)
+            for job in self.fresh_jobs:
+                self._initial_phase[job.uid] = job.phase
+        else:
+            self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+        # The jobs whose phase an action wrote (set_inqueue).
+        self.phase_log: list[Job] = []
         if cache is not None:
             reading.podgroups = dict(c.podgroups)
-            cache.hand_jobs(self.jobs, built, self._initial_phase)
+            if len(built) > 2 * len(jobs) + 64:  # (entries of jobs long gone)
+                built = {uid: built[uid] for uid in jobs}
+            cache.hand_jobs(self.jobs, built)
 
     def _link(self, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
         """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node
@@ -471,7 +479,7 @@ class Session:
         keys = self.order_keys.get("jobOrder", {})
         if not pairs or not all(name in keys for name, _fn in pairs):
             return None
-        return _job_key(tuple(keys[name] for name, _fn in pairs))
+        return _job_key(tuple(keys[name] for name, _fn in pairs), self.output_log)
 
     def queue_less(self) -> Callable[[QueueSpec, QueueSpec], bool]:
         """QueueOrderFn: the plugins, then creation time, then name."""
@@ -969,12 +977,21 @@ class Session:
 
     # ---- close ---------------------------------------------------------------------------
     def close(self) -> CycleResult:
+        res = self.result
+        closing = self.closing_jobs = self._closing_jobs()
+        for job in closing:  # (what gang's close writes, from nothing)
+            job.conditions = {}
+            job.unschedulable_this_session = False
         for plugin in self.plugins.values():
             closer = getattr(plugin, "on_session_close", None)
             if closer is not None:
                 closer(self)
-        res = self.result
-        for uid, job in self.jobs.items():
+        if len(closing) < len(self.jobs):
+            res.podgroup_phases = self._last_close[1]  # type: ignore[index]
+        initial = self._initial_phase
+        moved: set[str] = set()
+        for job in closing:
+            uid = job.uid
             pipelined = job.tasks_in(TaskStatus.PIPELINED) if TaskStatus.PIPELINED in job.index else None
             if pipelined:
                 res.pipelined[uid] = [t.node_name for t in pipelined]
@@ -982,11 +999,38 @@ class Session:
                     if t.eviction_occurred:
                         res.nominated[t.key] = t.node_name
             phase = self._phase_at_close(job)
-            if phase != self._initial_phase.get(uid):
-                self.trace.event_with("phase", uid, phase, {"before": self._initial_phase.get(uid)})
+            if phase != initial[uid]:
+                moved.add(uid)
+                self.trace.event_with("phase", uid, phase, {"before": initial[uid]})
             job.phase = phase
             res.podgroup_phases[uid] = phase
+        if self.cache is not None:
+            self.cache.phase_moved = moved
+            self.cache.close_phases = (tuple(self.plugins), dict(res.podgroup_phases))
         return res
+
+    def _closing_jobs(self) -> list[Job]:
+        """The jobs whose close answers (gang's conditions, the phase, the pipelined tasks) the session must
+        work out, in job order: all of them, or, with the last session's close at hand (`_last_close`) under
+        the same plugins, only those built anew, those in which a task moved (the SnapshotCache's job_log)
+        and those whose phase an action wrote (`phase_log`). Every other job is one the last session handed
+        over as it closed it (SnapshotCache.keep: no task moved, its phase unchanged by the close) and
+        nothing changed since: the same tasks in the same statuses, the same phase, the same plugins closing,
+        so the same answers, already on the job (conditions) and in the last close's phases; and, no task
+        having moved, none pipelined."""
+        last = self._last_close
+        if last is None or last[0] != tuple(self.plugins):
+            return list(self.jobs.values())
+        todo = {job.uid for job in self.fresh_jobs}
+        todo.update(job.uid for job in self.cache.job_log)  # type: ignore[union-attr]
+        todo.update(job.uid for job in self.phase_log)
+        jobs = self.jobs
+        return [jobs[uid] for uid in sorted(todo)]
+
+    def set_inqueue(self, job: Job) -> None:
+        """An action moves a Pending job to Inqueue (enqueue, or allocate without enqueue)."""
+        job.phase = PodGroupPhase.INQUEUE
+        self.phase_log.append(job)
 
     def release(self) -> None:
         """Break the session's reference cycles once its result is out, so that reference counting frees
@@ -1047,13 +1091,15 @@ def _queue_tie(l: QueueSpec, r: QueueSpec) -> bool:
     return l.name < r.name
 
 
-def _job_key(key_fns: tuple[Callable[[Job], Any], ...]) -> Callable[[Job], tuple[Any, ...]]:
-    """Session.job_key over the plugins' order keys `key_fns`."""
+def _job_key(key_fns: tuple[Callable[[Job], Any], ...], log: list[Job]) -> Callable[[Job], tuple[Any, ...]]:
+    """Session.job_key over the plugins' order keys `key_fns`; the jobs keyed go to `log`
+    (Session.output_log)."""
 
     def key(job: Job) -> tuple[Any, ...]:
         k = job.order_key
         if k is None:
             k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
+            log.append(job)
         return k
 
     return key

@@ -48,15 +48,22 @@ class SnapshotCache:
         # same pods they would be the same, so the next snapshot takes them as they are.
         self._built_with: dict[int, tuple[Any, ...]] = {}
         self._clean: dict[int, tuple[Node, tuple[Any, ...]]] = {}
-        # Jobs likewise: those handed out last with what they were built from, and after `keep` those in
-        # which no task moved and whose phase is the one they were built with.
-        self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]], dict[str, str]] | None = None
-        self._jobs: dict[str, tuple[Job, tuple[Any, ...]]] = {}
+        # Jobs likewise: those handed out last with what each was built from, and after `keep` the same with
+        # the uids of those not to hand over again: a task moved in them, or their phase is not the one they
+        # were built with (KeptJobs).
+        self._handed_jobs: tuple[dict[str, Job], dict[str, tuple[Any, ...]]] | None = None
+        self._jobs = KeptJobs({}, {}, set())
         self.pod_reading = PodReading()  # the pods' fields per node and job, as of the last snapshot
         # The jobs the session changed so far (Job.change_log: every job the cache's sessions built reports
         # here), and the last session's jobs that might starve when it opened (Job.may_starve; a superset).
         self.job_log: list[Job] = []
         self.may_starve: set[str] = set()
+        # The jobs on which the session wrote outputs of its own (Job.nodes_fit_errors, Job.order_key), cleared
+        # before the next session takes them; the jobs whose close moved their phase (Session.close); and
+        # the last close's phases of every job with the plugins that closed it (Session.close reuses them).
+        self.output_log: list[Job] = []
+        self.phase_moved: set[str] | None = None  # (None: the session has not closed)
+        self.close_phases: tuple[tuple[str, ...], dict[str, str]] | None = None
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
@@ -125,12 +132,18 @@ class SnapshotCache:
         self._handed = out  # type: ignore[assignment]
         return objs, out, dict(by_name), self._total.clone(), reused  # type: ignore[return-value]
 
-    def take_jobs(self) -> dict[str, tuple[Job, tuple[Any, ...]]]:
+    def take_jobs(self) -> KeptJobs:
         """The kept jobs with what they were built from (PodGroup and pod fields), for the snapshot to take
         those whose inputs are the same again; handed out once. (They were built at the PodReading's last
-        reading: only the snapshot reads, just after taking them.)"""
+        reading: only the snapshot reads, just after taking them.) Clears what the last session wrote on
+        them besides their tasks (`output_log`)."""
+        for job in self.output_log:
+            job.nodes_fit_errors = {}
+            job.order_key = None  # (made by the last session's order)
+        self.output_log.clear()
+        self.phase_moved = None
         jobs = self._jobs
-        self._jobs = {}
+        self._jobs = KeptJobs({}, {}, set())
         self._handed_jobs = None
         return jobs
 
@@ -142,10 +155,10 @@ class SnapshotCache:
         self.victim_table = None
         return table
 
-    def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], phases: dict[str, str]) -> None:
-        """The session's jobs, what each was built from and its phase then, to keep the unchanged ones at
-        `keep`."""
-        self._handed_jobs = (jobs, built, phases)
+    def hand_jobs(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]]) -> None:
+        """The session's jobs and what each was built from (`built` may name more), to keep the unchanged ones
+        at `keep`."""
+        self._handed_jobs = (jobs, built)
 
     def touched_positions(self, nodes: list[Node]) -> list[int] | None:
         """The positions of the nodes touched so far, if `nodes` is the list `nodes()` handed out last
@@ -171,10 +184,26 @@ class SnapshotCache:
         self.touched.clear()
         handed_jobs = self._handed_jobs
         self._handed_jobs = None
-        if handed_jobs is not None:
-            jobs, built, phases = handed_jobs
+        if handed_jobs is not None and self.phase_moved is not None:
+            jobs, built = handed_jobs
             # (a phase moved by the session is written back to the PodGroup: the job is built again)
-            self._jobs = {uid: (job, built[uid]) for uid, job in jobs.items()
-                          if not job.changed and job.phase == phases[uid]}
+            self._jobs = KeptJobs(jobs, built, self.phase_moved.union(job.uid for job in self.job_log))
         self._kept = list(handed)
         self._handed = None
+
+
+class KeptJobs:
+    """A session's jobs (`jobs`) with what each was built from (`built`, which may name more), but for
+    those in `gone`: what `keep` hands to the next snapshot."""
+
+    __slots__ = ("jobs", "built", "gone")
+
+    def __init__(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], gone: set[str]) -> None:
+        self.jobs = jobs
+        self.built = built
+        self.gone = gone
+
+    def get(self, uid: str) -> Job | None:
+        """The kept job of `uid`, if there is one."""
+        job = self.jobs.get(uid)
+        return None if job is None or uid in self.gone else job

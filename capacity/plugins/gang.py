@@ -113,7 +113,7 @@ class GangPlugin(Plugin):
 
     def on_session_close(self, ssn: Session) -> None:
         """Unschedulable or Scheduled condition per job with tasks (gang.go:229-321)."""
-        for job in ssn.jobs.values():
+        for job in ssn.closing_jobs:  # (the others' conditions are those the last session's close gave them)
             if not job.tasks:
                 continue
             if not job.is_ready():

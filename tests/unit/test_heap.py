@@ -34,7 +34,7 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
 
     rnd = random.Random(3)
     reference = _first_decisive((("priority", _priority_order), ("gang", GangPlugin.job_order)), _job_tie)
-    keyed = _keyed_job_less(_job_key((_priority_key, GangPlugin.job_order_key)))
+    keyed = _keyed_job_less(_job_key((_priority_key, GangPlugin.job_order_key), []))
     jobs = _random_jobs(rnd, 30)
     for _round in range(6):
         assert [[keyed(a, b) for b in jobs] for a in jobs] == [[reference(a, b) for b in jobs] for a in jobs]
@@ -72,7 +72,7 @@ def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
 
     for seed in range(20):
         rnd = random.Random(seed)
-        key = _job_key((_priority_key, GangPlugin.job_order_key))
+        key = _job_key((_priority_key, GangPlugin.job_order_key), [])
         go: PriorityQueue = PriorityQueue(_keyed_job_less(key))
         keyed: KeyedQueue = KeyedQueue(key)
         jobs = _random_jobs(rnd, 40)
@@ -106,7 +106,7 @@ def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
     from capacity.plugins.priority import _priority_key
     from capacity.resources import Resource
 
-    heap: KeyedQueue = KeyedQueue(_job_key((_priority_key, GangPlugin.job_order_key)))
+    heap: KeyedQueue = KeyedQueue(_job_key((_priority_key, GangPlugin.job_order_key), []))
     jobs = []
     for j in range(3):
         job = Job(f"ns/j{j}", "j", "ns", "q", 1, {}, 0, False, False, "2023-01-01", "Inqueue", None, {})

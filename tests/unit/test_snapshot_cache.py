@@ -305,10 +305,17 @@ def test_a_job_is_reused_only_while_no_task_of_it_moved_and_its_inputs_are_the_s
             fresh = plain.jobs[uid]
             assert [(t.uid, t.status, t.node_name, t.resreq) for t in job.tasks.values()] == \
                 [(t.uid, t.status, t.node_name, t.resreq) for t in fresh.tasks.values()]
-            assert (job.phase, job.ready_num, job.allocated.cpu, job.nodes_fit_errors, job.conditions) == \
-                (fresh.phase, fresh.ready_num, fresh.allocated.cpu, fresh.nodes_fit_errors, fresh.conditions)
+            assert (job.phase, job.ready_num, job.allocated.cpu, job.nodes_fit_errors, job.order_key) == \
+                (fresh.phase, fresh.ready_num, fresh.allocated.cpu, fresh.nodes_fit_errors, fresh.order_key)
             assert all(ssn.all_tasks[t.uid] is t for t in job.tasks.values())
-        ssn.close()  # (writes conditions: outputs the next session clears)
+        # Closed, a kept job ends as a fresh one: its conditions (the last close's, not worked out again when
+        # nothing moved in it) and its phase.
+        got, want = ssn.close(), plain.close()
+        assert got.podgroup_phases == want.podgroup_phases and list(got.podgroup_phases) == list(ssn.jobs)
+        for uid, job in ssn.jobs.items():
+            fresh = plain.jobs[uid]
+            assert (job.phase, job.conditions, job.unschedulable_this_session) == \
+                (fresh.phase, fresh.conditions, fresh.unschedulable_this_session)
         return ssn.jobs
 
     first = session()
