@@ -607,14 +607,21 @@ class CapacityPlugin(Plugin):
                         chain[-1].children[name] = attrs[name]
             prev = fixed.leaves
             fixed.leaves = None
-            if self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else self._accumulate_stepwise():
+            notes_at = len(ssn.notes)
+            if not (self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else
+                    self._accumulate_stepwise()):
+                fixed.leaves = getattr(self, "_leaves", None)
+                self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
+                ssn.notes.extend(fixed.notes)
+                for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
+                    update_share(attrs[name])
                 return None
-            fixed.leaves = getattr(self, "_leaves", None)
-            self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
-            ssn.notes.extend(fixed.notes)
-            for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
-                update_share(attrs[name])
-            return None
+            # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
+            # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
+            # (it finds and notes the stall again).
+            del ssn.notes[notes_at:]
+            self.attrs = {}
+            self._order_pairs = {}
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
             if ssn.queues[name].capability is not None:

@@ -282,3 +282,30 @@ def test_kept_leaves_give_the_numbers_and_key_orders_of_a_fresh_build() -> None:
                 for key, p in extra.pods.items():
                     c.pods[key] = p
     assert taken > 0
+
+
+def test_a_stalled_build_shows_the_numbers_of_a_build_without_the_cache() -> None:
+    """A job moved into a queue with children stalls the build (readyToSchedule=false). Started from the tree
+    a SnapshotCache kept, the stalled session showed that tree's capability and realCapability, where a
+    session without the cache (and Volcano, which stops building there) has none yet."""
+    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.scheduler import run_cycle
+
+    rnd = random.Random(2)
+    c = _random_cluster(rnd)
+    cache = SnapshotCache()
+    run_cycle(c, Trace(enabled=False), cache=cache)
+    run_cycle(c, Trace(enabled=False), cache=cache)
+    next(iter(c.podgroups.values())).queue = "b1"
+    want = _attrs(c)
+    ssn = open_session(c, Trace(enabled=False), None, cache)
+    got = {}
+    for name, attr in ssn.plugins["capacity"].attrs.items():
+        fields = {}
+        for f in ("allocated", "request", "inqueue", "elastic", "deserved", "real_capability", "capability"):
+            r = getattr(attr, f)
+            fields[f] = (r.cpu, r.memory, None if r.scalars is None else list(r.scalars.items()), r.max_task_num)
+        got[name] = (fields, attr.share)
+    assert any("readyToSchedule=false" in note for note in want[1])
+    assert (got, list(ssn.notes)) == want
+    assert ssn.close().queues == open_session(c, Trace(enabled=False)).close().queues
