@@ -225,6 +225,9 @@ class Session:
         # Per job: what it was built from (for the cache), in the last session's dict (which may name more).
         built = offered.built
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
+        # The jobs built anew from the very inputs the last session's job of their uid was built from (that
+        # job changed in the session, so it was not kept): each as that job was at its open.
+        alike = self.rebuilt_alike = set()
         # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
         # the VictimTable the last session used (capacity.actions.victim_bound).
         self.fresh_jobs: list[Job] = []
@@ -257,6 +260,8 @@ class Session:
                     jobs[uid] = got
                     same.add(uid)
                     continue
+                if uid in offered.jobs and built.get(uid) == sig:
+                    alike.add(uid)
                 built[uid] = sig
             job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
                                   priority, pre_raw == "true", pre_raw is not None, pg.creation,
@@ -283,6 +288,12 @@ class Session:
             self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
                 job.uid for job in self.fresh_jobs if job.may_starve())
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
+        # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
+        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
+        self.last_jobs: dict[str, Job] | None = None
+        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
+                                                                        for job in self.fresh_jobs):
+            self.last_jobs = offered.jobs
         # The jobs' phases at open, and with a cache, when the jobs are those of the last session (the kept ones
         # and others of the same uids), the last session's close (`close` may take its answers).
         self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None

@@ -6,7 +6,7 @@ no also says why through `ssn.trace.because`, with the queue, the level, the dim
 
 from __future__ import annotations
 
-from operator import is_
+from operator import is_, itemgetter
 from typing import Any
 
 import numpy as np
@@ -189,7 +189,8 @@ class FixedTree:
     session changes). The next session on the same specs starts from them: it resets the busy queues and
     its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
 
-    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed", "leaves")
+    __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed", "leaves",
+                 "leaves_of", "parents")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -203,8 +204,11 @@ class FixedTree:
         self.order_pairs: dict[tuple[str, str], Any] = {}  # queue_order's pairs over those attributes
         # The last session's attributes and the queue numbers it reported at close (CycleResult.queues).
         self.closed: tuple[dict[str, QueueAttr], dict[str, Any]] | None = None
-        # The leaves as the last exact build made them, for the next build to take (_accumulate_exact).
+        # The leaves as the last exact build made them, for the next build to take (_accumulate_exact), and
+        # the session jobs they were made of (Session.jobs, the dict itself).
         self.leaves: dict[str, LeafRecord] | None = None
+        self.leaves_of: dict[str, Job] | None = None
+        self.parents = {names[-1] for names in chains.values() if names}  # the queues with children
 
 
 class LeafRecord:
@@ -212,12 +216,44 @@ class LeafRecord:
     inqueue and elastic then (copies, never changed), and at which of its jobs which new scalar keys of
     which field reached its ancestors (job position -> [(field, keys)])."""
 
-    __slots__ = ("jobs", "parts", "events")
+    __slots__ = ("jobs", "parts", "events", "facts")
 
     def __init__(self, jobs: list[Job], attr: QueueAttr, events: dict[int, list[tuple[int, list[str]]]]) -> None:
         self.jobs = jobs
         self.parts = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
         self.events = events
+        self.facts: tuple[bool, float, float, float] | None = None  # _leaf_facts of `jobs`, once asked
+
+    def with_jobs(self, jobs: list[Job]) -> LeafRecord:
+        """The same record for other jobs that add the same values (built from the same inputs)."""
+        rec = LeafRecord.__new__(LeafRecord)
+        rec.jobs, rec.parts, rec.events, rec.facts = jobs, self.parts, self.events, self.facts
+        return rec
+
+
+def _leaf_facts(jobs: list[Job]) -> tuple[bool, float, float, float]:
+    """`_job_accum_facts` summed over a leaf's jobs (integral only if every job is)."""
+    cpu = mem = scalars = 0.0
+    for job in jobs:
+        integral, c, m, sc = _job_accum_facts(job)
+        if not integral:
+            return _NOT_INTEGRAL
+        cpu += c
+        mem += m
+        scalars += sc
+    return True, cpu, mem, scalars
+
+
+def _fresh_keys(attr: QueueAttr, seen: list[int]) -> list[tuple[int, list[str]]]:
+    """The scalar keys a leaf's allocated, request, inqueue and elastic (fields 0-3) gained since their key
+    counts were `seen` (updated): (field, new keys in order) per field that gained any."""
+    out = []
+    for fi, r in enumerate((attr.allocated, attr.request, attr.inqueue, attr.elastic)):
+        sc = r.scalars
+        if sc and len(sc) != seen[fi]:
+            out.append((fi, list(sc)[seen[fi]:]))
+            seen[fi] = len(sc)
+    return out
 
 
 def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
@@ -226,6 +262,68 @@ def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
     return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
             total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
             ssn.options.seed004_root_init)
+
+
+def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | None:
+    """Each leaf's jobs in session order, worked out from the last build's leaves (FixedTree.leaves) without
+    a pass over every job, when those were made of the last session's very jobs and this session's jobs have
+    the same uids (Session.last_jobs): every job is the last one's but those built anew, so only the leaves
+    a job built anew is in, or was in, differ (their jobs listed again, in uid order, the session's order).
+    Where those are the same uids as in the leaf's record, and each job built anew was built alike
+    (Session.rebuilt_alike: from the inputs of the job it replaces, at whose state the record was made),
+    the record stands for them too: it is taken over with the new jobs (in `prev`).
+    None when that does not hold, when such a leaf is not a leaf any more or is no queue, or when the
+    exact accumulation does not apply (`_accumulation_exact`): the build then takes the whole path."""
+    prev, last = fixed.leaves, ssn.last_jobs
+    if prev is None or last is None or fixed.leaves_of is not last:
+        return None
+    fresh = ssn.fresh_jobs
+    touched = {job.queue for job in fresh} | {last[job.uid].queue for job in fresh}
+    members = {name: {j.uid for j in prev[name].jobs} if name in prev else set() for name in touched}
+    for job in fresh:
+        members[last[job.uid].queue].discard(job.uid)
+        members[job.queue].add(job.uid)
+    out = {name: rec.jobs for name, rec in prev.items() if name not in touched}
+    jobs = ssn.jobs
+    alike = ssn.rebuilt_alike
+    for name, uids in members.items():
+        if uids:
+            if name not in fixed.chains or name in fixed.parents:
+                return None
+            leaf_jobs = out[name] = [jobs[uid] for uid in sorted(uids)]
+            rec = prev.get(name)
+            if rec is not None and len(rec.jobs) == len(leaf_jobs) and all(
+                    a is b or (a.uid == b.uid and a.uid in alike) for a, b in zip(leaf_jobs, rec.jobs, strict=True)):
+                prev[name] = rec.with_jobs(leaf_jobs)  # (its jobs built alike: the same numbers)
+    cpu = mem = scalars = 0.0
+    for name, leaf_jobs in out.items():
+        rec = prev.get(name)
+        if rec is not None and rec.jobs is leaf_jobs:
+            if rec.facts is None:
+                rec.facts = _leaf_facts(leaf_jobs)
+            facts = rec.facts
+        else:
+            facts = _leaf_facts(leaf_jobs)
+        if not facts[0]:
+            return None
+        cpu += facts[1]
+        mem += facts[2]
+        scalars += facts[3]
+    # (Summed leaf by leaf: with integers the order cannot move the total across 2**52, _accumulation_exact.)
+    if not (cpu < 2**52 and mem < 2**52 and scalars < 2**52):
+        return None
+    return out
+
+
+def _busy_leaves(by_leaf: dict[str, list[Job]], chains: dict[str, list[str]]) -> set[str]:
+    """`_busy_queues` from the jobs' leaves."""
+    busy: set[str] = set()
+    for name in by_leaf:
+        names = chains.get(name)
+        if names is not None:
+            busy.add(name)
+            busy.update(names)
+    return busy
 
 
 def _busy_queues(ssn: Session, chains: dict[str, list[str]]) -> set[str]:
@@ -589,7 +687,8 @@ class CapacityPlugin(Plugin):
             fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
             self._closed = fixed.closed  # what the last session reported at close, if it did
             fixed.closed = None
-            busy = _busy_queues(ssn, fixed.chains)
+            carried = _carried_leaves(ssn, fixed)
+            busy = _busy_queues(ssn, fixed.chains) if carried is None else _busy_leaves(carried, fixed.chains)
             if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
                 attrs = self.attrs = kept
                 for name in busy | fixed.busy:
@@ -606,11 +705,16 @@ class CapacityPlugin(Plugin):
                         attrs[name].ancestors = chain
                         chain[-1].children[name] = attrs[name]
             prev = fixed.leaves
-            fixed.leaves = None
+            fixed.leaves = fixed.leaves_of = None
             notes_at = len(ssn.notes)
-            if not (self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else
-                    self._accumulate_stepwise()):
+            if carried is not None:
+                stalled = self._accumulate_carried(prev, carried)  # type: ignore[arg-type]
+            else:
+                stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
+                    self._accumulate_stepwise()
+            if not stalled:
                 fixed.leaves = getattr(self, "_leaves", None)
+                fixed.leaves_of = ssn.jobs
                 self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
                 ssn.notes.extend(fixed.notes)
                 for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
@@ -667,6 +771,7 @@ class CapacityPlugin(Plugin):
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
             tree.leaves = self._leaves if exact else None
+            tree.leaves_of = ssn.jobs
         for attr in self.attrs.values():
             update_share(attr)
 
@@ -759,24 +864,70 @@ class CapacityPlugin(Plugin):
                         for key in fresh:
                             order.setdefault(key)
                 continue
-            for fi, r in enumerate((attr.allocated, attr.request, attr.inqueue, attr.elastic)):
-                sc = r.scalars
-                if sc and len(sc) != seen[fi]:
-                    fresh = list(sc)[seen[fi]:]
-                    seen[fi] = len(sc)
-                    at = events.get(name)
-                    if at is None:
-                        at = events[name] = {}
-                    at.setdefault(k, []).append((fi, fresh))
+            got = _fresh_keys(attr, seen)
+            if got:
+                events.setdefault(name, {})[k] = got
+                for fi, fresh in got:
                     for anc in ancestors:
                         order = orders[anc.name][fi]
                         for key in fresh:
                             order.setdefault(key)
         self._leaves = None if stalled else {
             name: reused.get(name) or LeafRecord(by_leaf[name], attrs[name], events.get(name, {})) for name in count}
-        # Per ancestor and field: cpu, memory and the scalar sums, added leaf by leaf in `visited` order.
-        sums: dict[str, tuple[list[float], list[float], list[dict[str, float]]]] = {}
+        self._sum_ancestors(visited, orders)
+        return stalled
+
+    def _accumulate_carried(self, prev: dict[str, LeafRecord], by_leaf: dict[str, list[Job]]) -> bool:
+        """`_accumulate_exact` over leaves whose jobs `_carried_leaves` worked out: leaf by leaf, a leaf with
+        the very jobs of its last record taking its numbers from there, the others accumulating their jobs;
+        then the ancestors' scalar keys in the order the job-by-job build brings them (the order of the
+        jobs, which is their uids': Session._snapshot), and their sums."""
+        attrs = self.attrs
+        leaves: dict[str, LeafRecord] = {}
+        ranked: list[tuple[str, str, list[tuple[int, list[str]]]]] = []  # (job uid, leaf, new keys at that job)
+        for name, jobs in by_leaf.items():
+            attr = attrs[name]
+            rec = prev.get(name)
+            if rec is not None and rec.jobs is jobs:  # (`_carried_leaves` made it so where the jobs are alike)
+                attr.allocated, attr.request, attr.inqueue, attr.elastic = (r.clone() for r in rec.parts)
+            else:
+                seen = [0, 0, 0, 0]
+                events: dict[int, list[tuple[int, list[str]]]] = {}
+                for k, job in enumerate(jobs):
+                    accumulate_job(attr, job)
+                    if attr.ancestors:
+                        got = _fresh_keys(attr, seen)
+                        if got:
+                            events[k] = got
+                rec = LeafRecord(jobs, attr, events)
+            leaves[name] = rec
+            if attr.ancestors:
+                ranked.extend((jobs[k].uid, name, got) for k, got in rec.events.items())
+        self._leaves = leaves
+        ranked.sort(key=itemgetter(0))
+        visited = [name for name in leaves if attrs[name].ancestors]
+        orders: dict[str, tuple[dict[str, None], ...]] = {}
         for name in visited:
+            for anc in attrs[name].ancestors:
+                if anc.name not in orders:
+                    orders[anc.name] = ({}, {}, {}, {})
+        for _uid, name, got in ranked:
+            ancestors = attrs[name].ancestors
+            for fi, fresh in got:
+                for anc in ancestors:
+                    order = orders[anc.name][fi]
+                    for key in fresh:
+                        order.setdefault(key)
+        self._sum_ancestors(visited, orders)
+        return False  # (`_carried_leaves` found every job in a leaf)
+
+    def _sum_ancestors(self, leaves: Any, orders: dict[str, tuple[dict[str, None], ...]]) -> None:
+        """Each ancestor of `leaves` (leaf names) as the plain sum of their allocated, request, inqueue and
+        elastic (exact: `_accumulation_exact`), its scalar keys in `orders`' order."""
+        attrs = self.attrs
+        # Per ancestor and field: cpu, memory and the scalar sums, added leaf by leaf in `leaves` order.
+        sums: dict[str, tuple[list[float], list[float], list[dict[str, float]]]] = {}
+        for name in leaves:
             leaf = attrs[name]
             parts = (leaf.allocated, leaf.request, leaf.inqueue, leaf.elastic)
             for anc in leaf.ancestors:
@@ -801,7 +952,6 @@ class CapacityPlugin(Plugin):
                 if order:
                     got = scalars[fi]
                     target.scalars = {k: got.get(k, 0.0) for k in order}
-        return stalled
 
     def _check_hierarchical(self, parent: QueueAttr) -> None:
         sum_d = Resource.empty()
