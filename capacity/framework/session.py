@@ -240,10 +240,11 @@ class Session:
             if moved is None or world != reading.world:
                 seen = {}
             reading.world = world
+        offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
         for uid, pg in c.podgroups.items():
             if pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
-                got = offered.get(uid)
-                if got is not None:
+                got = offered_get(uid)
+                if got is not None and uid not in gone:
                     jobs[uid] = got
                     same.add(uid)
                     continue
@@ -269,6 +270,12 @@ class Session:
             if cache is not None:
                 self.fresh_jobs.append(job)
                 job.change_log = cache.job_log
+        # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
+        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
+        self.last_jobs: dict[str, Job] | None = None
+        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
+                                                                        for job in self.fresh_jobs):
+            self.last_jobs = offered.jobs
         # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
         # PodGroup, or of one the session leaves out): not in `all_tasks`.
         self.all_tasks: dict[str, Task] = {}
@@ -287,13 +294,8 @@ class Session:
         if cache is not None:
             self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
                 job.uid for job in self.fresh_jobs if job.may_starve())
-        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in sorted(jobs)}
-        # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
-        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
-        self.last_jobs: dict[str, Job] | None = None
-        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
-                                                                        for job in self.fresh_jobs):
-            self.last_jobs = offered.jobs
+        # (In uid order: the last session's when the uids are the same.)
+        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
         # The jobs' phases at open, and with a cache, when the jobs are those of the last session (the kept ones
         # and others of the same uids), the last session's close (`close` may take its answers).
         self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None
@@ -310,6 +312,8 @@ class Session:
         # The jobs whose phase an action wrote (set_inqueue).
         self.phase_log: list[Job] = []
         if cache is not None:
+            if self.kept_jobs is not None:  # (all_tasks from _link_changed: every job's tasks)
+                cache.all_tasks = (self.jobs, self.all_tasks)
             reading.podgroups = dict(c.podgroups)
             if len(built) > 2 * len(jobs) + 64:  # (entries of jobs long gone)
                 built = {uid: built[uid] for uid in jobs}
@@ -342,6 +346,24 @@ class Session:
             if job is not None:
                 all_tasks[task.uid] = task
 
+    def _all_tasks(self, jobs: dict[str, Job]) -> None:
+        """`all_tasks`: every job's tasks. With the last session's jobs and their tasks at hand (the same
+        uids, SnapshotCache.all_tasks, made of the very jobs dict `last_jobs` is) those of the jobs built anew
+        replace their predecessors' only."""
+        cache = self.cache
+        last = cache.all_tasks if cache is not None else None
+        if last is not None and last[0] is self.last_jobs is not None:
+            all_tasks = self.all_tasks = dict(last[1])
+            for job in self.fresh_jobs:
+                for uid in self.last_jobs[job.uid].tasks:  # type: ignore[index]
+                    del all_tasks[uid]
+            for job in self.fresh_jobs:
+                all_tasks.update(job.tasks)
+        else:
+            all_tasks = self.all_tasks
+            for job in jobs.values():
+                all_tasks.update(job.tasks)
+
     def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None:
         """`_link` from what the SnapshotCache's PodReading knows, visiting only what it must: the pods of
         jobs built anew and of none, and the nodes not taken as they are. A kept job holds the tasks of the
@@ -359,9 +381,7 @@ class Session:
         for key in jobless:
             pod = pods[key]
             made[key] = _task(pod, f"{pod.namespace}/{pod.group}" if pod.group else "")
-        all_tasks = self.all_tasks
-        for job in jobs.values():
-            all_tasks.update(job.tasks)
+        self._all_tasks(jobs)
         nodes_get = self.nodes.get
         for name in reading.occupied:
             if name in reused:

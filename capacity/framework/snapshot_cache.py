@@ -64,6 +64,7 @@ class SnapshotCache:
         self.output_log: list[Job] = []
         self.phase_moved: set[str] | None = None  # (None: the session has not closed)
         self.close_phases: tuple[tuple[str, ...], dict[str, str]] | None = None
+        self.all_tasks: tuple[dict[str, Job], dict[str, Any]] | None = None  # the last session's jobs, all_tasks
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)

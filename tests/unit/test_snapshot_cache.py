@@ -308,6 +308,7 @@ def test_a_job_is_reused_only_while_no_task_of_it_moved_and_its_inputs_are_the_s
             assert (job.phase, job.ready_num, job.allocated.cpu, job.nodes_fit_errors, job.order_key) == \
                 (fresh.phase, fresh.ready_num, fresh.allocated.cpu, fresh.nodes_fit_errors, fresh.order_key)
             assert all(ssn.all_tasks[t.uid] is t for t in job.tasks.values())
+        assert ssn.all_tasks.keys() == plain.all_tasks.keys()
         # Closed, a kept job ends as a fresh one: its conditions (the last close's, not worked out again when
         # nothing moved in it) and its phase.
         got, want = ssn.close(), plain.close()
@@ -633,3 +634,15 @@ def test_the_sums_a_victim_table_keeps_are_those_of_its_rows_now() -> None:
     after = table._room(task, table.reclaimees(ssn, "q2"), True)
     assert before[:4].all() and not after[:4].any()  # (n0 .. n3 hold the victims; the others are empty)
     np.testing.assert_array_equal(after, VictimTable(ssn, fit)._room(task, rows, True))
+
+
+def test_a_session_that_was_not_kept_hands_no_tasks_on() -> None:
+    """A session opened with the cache but never kept (no `keep`), then every job gone: the next session has no
+    task, although as many jobs (none) as the last session it heard of."""
+    cluster = _workload(6, nodes=6)
+    sim = Simulator(cluster, SimOptions(period=10.0))
+    sim.run(8)
+    cache = sim._cache
+    assert open_session(sim.cluster, Trace(enabled=False), cache=cache).all_tasks
+    sim.cluster.podgroups.clear()
+    assert open_session(sim.cluster, Trace(enabled=False), cache=cache).all_tasks == {}
