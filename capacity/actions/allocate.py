@@ -52,7 +52,10 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
     tracing = ssn.trace.enabled
     task_less, job_less = ssn.task_less(), ssn.job_less()
     job_key = ssn.job_key() if keyed else None
-    for job in ssn.jobs.values():
+    # With nothing traced and enqueue deciding the Pending jobs, only jobs holding a Pending task matter: all
+    # among those that may starve (Session.may_starve_now), where known.
+    some = ssn.may_starve_now() if has_enqueue and not tracing else None
+    for job in ssn.jobs.values() if some is None else some:
         if job.is_pending():
             if has_enqueue:
                 continue

@@ -61,8 +61,10 @@ def execute(ssn: Session) -> None:
 
 
 def _best_effort_work(ssn: Session) -> bool:
-    """Whether any job has a Pending or Pipelined BestEffort task, the only tasks backfill handles."""
-    for job in ssn.jobs.values():
+    """Whether any job has a Pending or Pipelined BestEffort task, the only tasks backfill handles. (Such a
+    job may starve: only those are asked, where known.)"""
+    some = ssn.may_starve_now()
+    for job in ssn.jobs.values() if some is None else some:
         for status in (TaskStatus.PENDING, TaskStatus.PIPELINED):
             bucket = job.index.get(status)
             if bucket and any(t.best_effort for t in bucket.values()):

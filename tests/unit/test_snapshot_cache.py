@@ -646,3 +646,32 @@ def test_a_session_that_was_not_kept_hands_no_tasks_on() -> None:
     assert open_session(sim.cluster, Trace(enabled=False), cache=cache).all_tasks
     sim.cluster.podgroups.clear()
     assert open_session(sim.cluster, Trace(enabled=False), cache=cache).all_tasks == {}
+
+
+def test_a_traced_cycle_with_the_cache_still_records_why_a_job_without_pending_tasks_is_skipped() -> None:
+    """With a cache allocate visits only the jobs that may starve when nothing is traced; traced, it visits
+    every job, as without the cache: g (two workers running, its ps role empty: gang finds it invalid, yet it
+    cannot starve) gets its skipJob record either way."""
+    from tests.builders import cluster, node, pod, podgroup, queue
+    from tests.unit.test_sim import RECLAIM
+
+    def objs() -> Any:
+        g = podgroup("g", "q", min_member=2)
+        g["spec"]["minTaskMember"] = {"ps": 1, "worker": 1}
+        workers = [pod(f"g-{i}", "g", {"cpu": "1"}, node_name="n1") for i in range(2)]
+        for w in workers:
+            w["metadata"]["annotations"]["volcano.sh/task-spec"] = "worker"
+        return cluster(RECLAIM, node("n1"), queue("q", deserved={"cpu": "8", "memory": "16Gi"}), g, *workers,
+                       podgroup("h", "q"), pod("h-0", "h", {"cpu": "1"}))
+
+    runs = []
+    for cache in (SnapshotCache(), None):
+        c = objs()
+        records = []
+        for _ in range(2):
+            trace = Trace(enabled=True)
+            run_cycle(c, trace, cache=cache)
+            records += [json.dumps(r.as_dict(), sort_keys=True, default=str) for r in trace.records]
+        runs.append(records)
+    assert runs[0] == runs[1]
+    assert any('"kind": "skipJob"' in r and '"ns1/g"' in r for r in runs[1])
