@@ -231,8 +231,8 @@ class LeafRecord:
         return rec
 
 
-def _leaf_facts(jobs: list[Job]) -> tuple[bool, float, float, float]:
-    """`_job_accum_facts` summed over a leaf's jobs (integral only if every job is)."""
+def _leaf_facts(jobs: Any) -> tuple[bool, float, float, float]:
+    """`_job_accum_facts` summed over jobs (a leaf's; integral only if every job is)."""
     cpu = mem = scalars = 0.0
     for job in jobs:
         integral, c, m, sc = _job_accum_facts(job)
@@ -310,9 +310,7 @@ def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | No
         mem += facts[2]
         scalars += facts[3]
     # (Summed leaf by leaf: with integers the order cannot move the total across 2**52, _accumulation_exact.)
-    if not (cpu < 2**52 and mem < 2**52 and scalars < 2**52):
-        return None
-    return out
+    return out if _exact((True, cpu, mem, scalars)) else None
 
 
 def _busy_leaves(by_leaf: dict[str, list[Job]], chains: dict[str, list[str]]) -> set[str]:
@@ -1652,15 +1650,13 @@ def _accumulation_exact(jobs: Any) -> bool:
     Summed job by job (`_job_accum_facts`): with every value an integer the order of the additions cannot
     move the total across 2**52 (partial sums below 2**53 are exact, and adding magnitudes never lowers a
     rounded sum), so the answer is that of one sum over all the values."""
-    cpu = mem = scalars = 0.0
-    for job in jobs:
-        integral, c, m, s = _job_accum_facts(job)
-        if not integral:
-            return False
-        cpu += c
-        mem += m
-        scalars += s
-    return cpu < 2**52 and mem < 2**52 and scalars < 2**52
+    return _exact(_leaf_facts(jobs))
+
+
+def _exact(facts: tuple[bool, float, float, float]) -> bool:
+    """`_accumulation_exact` from summed facts (`_leaf_facts`)."""
+    integral, cpu, mem, scalars = facts
+    return integral and cpu < 2**52 and mem < 2**52 and scalars < 2**52
 
 
 def _job_accum_facts(job: Job) -> tuple[bool, float, float, float]:
