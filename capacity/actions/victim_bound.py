@@ -97,7 +97,9 @@ class VictimTable:
         tasks, node_of, queue_of, job_of, preemptable, best_effort, cpu, memory, scalars = cols
         self.tasks = list(tasks)
         self.node = np.array(node_of, dtype=np.intp)
-        self._bins: np.ndarray | None = None  # per dimension and row: its (dimension, node) bin (`_room`)
+        self._bins: np.ndarray | None = None  # per dimension and row: its (dimension, node) bin (`_sums_of`)
+        self._total: np.ndarray | None = None  # per dimension and node: every row's requests (`_whole`)
+        self._total_asked = False
         self._sums: dict[bytes, np.ndarray] = {}  # per rows mask (its bytes): the requests summed per node
         queue_ids, job_ids = self.queue_ids, self.job_ids
         for q in sorted(set(queue_of).difference(queue_ids)):
@@ -128,12 +130,13 @@ class VictimTable:
     def _splice(self, ssn: Session, fit: NodeFit, redo: np.ndarray) -> None:
         """Read the rows of the nodes flagged in `redo` again, keep the others', in NodeList order."""
         keep = ~redo[self.node]
-        kept_rows = keep.nonzero()[0]
-        fresh = _read_rows(ssn, fit, redo.nonzero()[0].tolist())
-        old_tasks = self.tasks
+        at = redo.nonzero()[0]
+        fresh = _read_rows(ssn, fit, at.tolist())
+        tasks, old_node = list(self.tasks), self.node
         node, queue, job = self.node[keep], self.queue[keep], self.job[keep]
         preemptable, best_effort, req = self.preemptable[keep], self.best_effort[keep], self.req[:, keep]
         self._set_rows(fit, fresh)
+        fresh_node, fresh_tasks = self.node, self.tasks
         order = np.argsort(np.concatenate((node, self.node)), kind="stable")
         self.node = np.concatenate((node, self.node))[order]
         self.queue = np.concatenate((queue, self.queue))[order]
@@ -141,8 +144,13 @@ class VictimTable:
         self.preemptable = np.concatenate((preemptable, self.preemptable))[order]
         self.best_effort = np.concatenate((best_effort, self.best_effort))[order]
         self.req = np.concatenate((req, self.req), axis=1)[:, order]
-        merged = [old_tasks[k] for k in kept_rows.tolist()] + self.tasks
-        self.tasks = [merged[k] for k in order.tolist()]
+        # The tasks likewise, but by replacing each node's run of rows, from the last (a few slices rather
+        # than a Python loop over every row: the redone nodes are few).
+        lo, hi = old_node.searchsorted(at).tolist(), old_node.searchsorted(at + 1).tolist()
+        f_lo, f_hi = fresh_node.searchsorted(at).tolist(), fresh_node.searchsorted(at + 1).tolist()
+        for k in reversed(range(len(lo))):
+            tasks[lo[k]:hi[k]] = fresh_tasks[f_lo[k]:f_hi[k]]
+        self.tasks = tasks
         unasked = np.full(len(fresh), -1, dtype=np.int8)
         self.static = {test: np.concatenate((got[keep], unasked))[order] for test, got in self.static.items()}
         self._serve(ssn, fit)
@@ -192,7 +200,7 @@ class VictimTable:
         """NodeList masks, meaningful on `keep`: nodes holding candidates (`rows`), and nodes where the
         task fits FutureIdle plus every candidate `possible` allows (room_bound_fails is false)."""
         fit = self.fit
-        room = self._room(task, rows, True)  # (all candidates: the sums of a node in `keep` are the same)
+        room = self._room(task, rows)  # (all candidates: the sums of a node in `keep` are the same)
         rows = rows & keep[self.node]
         has = np.zeros(fit.n, dtype=bool)
         has[self.node[rows]] = True
@@ -201,48 +209,74 @@ class VictimTable:
             room &= self._room(task, self._allowed(possible, rows))
         return has, room
 
-    def _room(self, task: Task, rows: np.ndarray, candidates: bool = False) -> np.ndarray:
+    def _room(self, task: Task, rows: np.ndarray) -> np.ndarray:
         """Nodes where the task fits FutureIdle plus the requests of the table's `rows` there. The sums
-        depend on the rows alone: those of a whole candidate set (`candidates`) are kept per rows mask, for
-        the next preemptor with the same candidates (reclaim's of one queue; the same again next cycle,
-        while the table is kept)."""
-        if not candidates:
-            sums = self._sums_of(rows)
-        else:
-            key = rows.tobytes()
-            sums = self._sums.get(key)
-            if sums is None:
-                if len(self._sums) >= 256:
-                    self._sums.clear()
-                sums = self._sums[key] = self._sums_of(rows)
+        depend on the rows alone, so they are kept per rows mask while the table keeps its rows: for the
+        next preemptor with the same candidates (reclaim's of one queue) or the same allowed victims, and
+        for the same preemptors again next cycle."""
+        key = rows.tobytes()
+        sums = self._sums.get(key)
+        if sums is None:
+            if len(self._sums) >= 256:
+                self._sums.clear()
+            sums = self._sums[key] = self._sums_of(rows)
         fit = self.fit
         return fit.fit(task.init_resreq, fit.bound(sums))[0]
 
     def _sums_of(self, rows: np.ndarray) -> np.ndarray:
         """Per NodeFit dimension and node, the requests of the table's `rows` there.
 
-        One bincount over every row and dimension, the rows not asked for weighing 0: no gather of the
-        asked rows (which cost twice the sums), and each node's sum adds the same values in the same
-        order (adding 0.0 is exact)."""
-        dims, n = self.req.shape[0], self.fit.n
+        Summed over the rows asked for alone, or, when they are most of the table (reclaim's candidates
+        are all but a few dozen rows), as every row's sums less those of the rows not asked for. Either
+        way each sum is the same value: with integral, non-negative requests whose node totals are below
+        2**53 (`_whole`) every partial sum is an exact integer, so neither the order of the additions nor
+        taking a sum away can round; otherwise only the rows asked for are summed."""
+        dims = self.req.shape[0]
+        sums = np.zeros_like(self.fit.fi)
+        if 2 * np.count_nonzero(rows) > len(self.tasks):
+            whole = self._whole()
+            if whole is not None:
+                sums[:dims] = whole - self._gathered(np.flatnonzero(~rows))
+                return sums
+        sums[:dims] = self._gathered(np.flatnonzero(rows))
+        return sums
+
+    def _gathered(self, at: np.ndarray) -> np.ndarray:
+        """Per dimension and node, the requests of the rows at positions `at` (ascending): one bincount
+        over those rows of every dimension, each node's in row order."""
+        dims, n, count = self.req.shape[0], self.fit.n, len(self.tasks)
         bins = self._bins
         if bins is None:
             bins = self._bins = (np.arange(dims)[:, None] * n + self.node[None, :]).ravel()
-        sums = np.zeros_like(self.fit.fi)
-        sums[:dims] = np.bincount(bins, weights=(self.req * rows).ravel(), minlength=dims * n).reshape(dims, n)
-        return sums
+        flat = (np.arange(dims)[:, None] * count + at).ravel()  # (row `at` of each dimension, flattened)
+        return np.bincount(bins.take(flat), weights=self.req.ravel().take(flat), minlength=dims * n).reshape(dims, n)
+
+    def _whole(self) -> np.ndarray | None:
+        """Every row's requests summed per dimension and node, if taking sums away from them is exact
+        (`_sums_of`); None if not. Kept while the table keeps its rows."""
+        if not self._total_asked:
+            req = self.req
+            total = self._gathered(np.arange(len(self.tasks)))
+            exact = bool((req >= 0).all() and (req == np.floor(req)).all() and (total < 2.0**53).all())
+            self._total = total if exact else None
+            self._total_asked = True
+        return self._total
 
     def _allowed(self, possible: VictimBound, rows: np.ndarray) -> np.ndarray:
-        """VictimBound.allowed for every node at once: the rows (candidates) it keeps."""
+        """VictimBound.allowed for every node at once: the rows (candidates) it keeps.
+
+        Each bound of a tier is asked only about the rows on nodes where every bound before it allows some
+        row: elsewhere the tier answers nothing whatever it says (and a tier dead everywhere asks no more)."""
         out = np.zeros(len(self.tasks), dtype=bool)
+        node = self.node
         for bounds, last in possible.tiers:
-            alive = np.ones(self.fit.n, dtype=bool)
+            tier_rows = rows
             for b in bounds:
-                passing = rows & self._flags(b, rows)
                 some = np.zeros(self.fit.n, dtype=bool)
-                some[self.node[passing]] = True
-                alive &= some
-            tier_rows = rows & alive[self.node]
+                some[node[tier_rows & self._flags(b, tier_rows)]] = True
+                tier_rows = tier_rows & some[node]
+                if not tier_rows.any():
+                    break
             if last is None:
                 out |= tier_rows
             else:

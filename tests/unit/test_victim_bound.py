@@ -350,3 +350,32 @@ def test_a_victim_evicted_before_the_table_is_built_is_a_candidate_again_once_di
     assert sorted(table.tasks[k].uid for k in rows.nonzero()[0].tolist()) == ["ns1-a-0", "ns1-a-1"]
     rows = table.preemptees(ssn, victim, "q1", "other-job")
     assert sorted(table.tasks[k].uid for k in rows.nonzero()[0].tolist()) == ["ns1-a-0", "ns1-a-1"]
+
+
+@pytest.mark.parametrize("cpus", [(100.0, 200.0, 300.0, 400.0), (0.1, 0.2, 0.3, 0.4)])
+def test_a_victim_tables_sums_are_its_rows_requests_added_up(cpus: tuple[float, ...]) -> None:
+    """The per-node sums a VictimTable finds the room with are its rows' requests added in node order, the
+    same floats for every set of rows. Fractional requests too: there taking the other rows' sums away
+    from all the rows' could round (0.1 + 0.2 + 0.3 + 0.4 - 0.1 is not 0.2 + 0.3 + 0.4)."""
+    from dataclasses import replace
+
+    from capacity.actions.victim_bound import VictimTable
+    from capacity.resources import Resource
+    from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+    c = cluster(conf("reclaim", [{"name": "gang"}, {"name": "capacity"}]), node("n0"), node("n1"),
+                queue("q1"), *[podgroup(f"a{i}", "q1", phase="Running") for i in range(4)],
+                *[pod(f"a{i}-0", f"a{i}", {"cpu": "1"}, node_name=f"n{i // 3}") for i in range(4)])
+    for i, cpu in enumerate(cpus):
+        c.pods[f"ns1/a{i}-0"] = replace(c.pods[f"ns1/a{i}-0"], resreq=Resource(cpu, 0.0))
+    ssn = open_session(c, Trace(enabled=False))
+    fit = ssn.node_fit()
+    assert fit is not None
+    table = VictimTable(ssn, fit)
+    assert len(table.tasks) == 4
+    for bits in range(16):
+        rows = np.array([bool(bits >> k & 1) for k in range(4)])
+        want = [0.0, 0.0]
+        for k in rows.nonzero()[0].tolist():
+            want[int(table.node[k])] += table.tasks[k].resreq.cpu
+        assert table._sums_of(rows)[0].tolist() == want
