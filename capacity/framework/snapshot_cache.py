@@ -1,4 +1,4 @@
-"""What one session's snapshot can hand to the next: empty nodes and NodeFit's node-only arrays.
+"""What one session can hand to the next: what nothing changed since it was built (nodes, jobs, trees).
 
 A replayed cluster is mostly idle (openb: at most 56 pods at a time on 1,523 nodes), yet every session
 built a `Node` per cluster node and NodeFit's columns for all of them, a third of each cycle. A
@@ -8,7 +8,11 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
   the next snapshot would build for a node without pods;
 * per NodeList, what NodeFit derives from the nodes' allocatable alone (names, the allocatable table,
   the rows an empty node starts with);
-* what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree);
+* the jobs nothing changed (`keep`: no task moved, the phase their close gave them), with what each was
+  built from, and what the last session wrote on them of its own (`output_log`), cleared before they go on;
+* the last close's phases (`close_phases`), which the next close keeps for the jobs nothing changed, and the
+  last session's task index (`all_tasks`);
+* what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree, and its leaves as last built);
 * the VictimTable the last session used (`victim_table`), for the next session to take over.
 
 Reuse is checked (the same NodeObj objects in the same order, no pod on the node and, for NodeFit's part,
