@@ -16,6 +16,7 @@ over exactly the same nodes and file the same record.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -64,6 +65,7 @@ class Skipped:
             self.names = []
 
 
+_STATUS = operator.attrgetter("status")
 _MAY_BE_CANDIDATE = PREEMPTABLE_STATUSES | TaskStatus.RELEASING
 """The statuses of the tasks a VictimTable holds: candidates now, or after a discarded eviction."""
 
@@ -171,24 +173,36 @@ class VictimTable:
     def refresh(self, ssn: Session) -> None:
         if self.version == ssn.version:
             return
-        self.status = np.array([t.status for t in self.tasks], dtype=np.int64)
+        self.status = np.fromiter(map(_STATUS, self.tasks), dtype=np.int64, count=len(self.tasks))
         self.flags: dict[Any, np.ndarray] = {}  # per bound key: 1 possible, 0 not, -1 not asked yet
+        self._by_status: dict[Any, np.ndarray] = {}  # the filters' masks that read statuses (`_status_rows`)
         self.version = ssn.version
+
+    def _status_rows(self, key: Any) -> np.ndarray:
+        """The rows of reclaim's ("reclaim") or preempt's (("preempt", BestEffort preemptor)) candidates
+        before the queue and job tests: made once per statuses read (`refresh`), asked once per preemptor."""
+        got = self._by_status.get(key)
+        if got is None:
+            if key == "reclaim":
+                got = (self.status == TaskStatus.RUNNING) & self.preemptable & self.reclaimable
+            else:
+                got = ((self.status & PREEMPTABLE_STATUSES) != 0) & self.preemptable
+                if key[1]:
+                    got &= self.best_effort
+            self._by_status[key] = got
+        return got
 
     # ---- the actions' candidate filters, as row masks ------------------------------------------------
     def reclaimees(self, ssn: Session, queue: str) -> np.ndarray:
         """reclaim's: Running, preemptable, of another queue that is reclaimable."""
         self.refresh(ssn)
-        return ((self.status == TaskStatus.RUNNING) & self.preemptable & self.reclaimable
-                & (self.queue != self.queue_ids.get(queue, -1)))
+        return self._status_rows("reclaim") & (self.queue != self.queue_ids.get(queue, -1))
 
     def preemptees(self, ssn: Session, preemptor: Task, queue: str | None, job: str) -> np.ndarray:
         """preempt's: Bound or Running, preemptable, BestEffort if the preemptor is; then of another job
         of `queue` (queue given) or of `job` (queue None)."""
         self.refresh(ssn)
-        rows = ((self.status & PREEMPTABLE_STATUSES) != 0) & self.preemptable
-        if preemptor.best_effort:
-            rows &= self.best_effort
+        rows = self._status_rows(("preempt", preemptor.best_effort))
         jid = self.job_ids.get(job, -1)
         if queue is None:
             return rows & (self.job == jid)
