@@ -12,7 +12,7 @@ from capacity.model import Job, QueueSpec
 def execute(ssn: Session) -> None:
     # No allocation happens here, so queue shares (what queue orders read) stay put, and the queue heap,
     # popped and pushed once per job, can answer each comparison of two queues once (heap.memoized).
-    if not any(job.is_pending() for job in ssn.jobs.values()):
+    if not ssn.pending_at_open() or not any(job.is_pending() for job in ssn.jobs.values()):
         return  # every turn below would pop a queue and find no job: comparisons only, nothing decided
     # (a job's order key moves only with its tasks, and none moves here: KeyedQueue when there is one)
     job_key = ssn.job_key()

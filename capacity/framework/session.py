@@ -1058,6 +1058,13 @@ class Session:
         jobs = self.jobs
         return [jobs[uid] for uid in sorted(todo)]
 
+    def pending_at_open(self) -> bool:
+        """Whether a job was Pending (or without a phase) at open: the only jobs that can be Pending later in
+        the session (actions move a Pending job to Inqueue, none moves one back). One look over the phases
+        at open, in C, instead of a Python pass over the jobs."""
+        phases = self._initial_phase.values()
+        return PodGroupPhase.PENDING in phases or "" in phases
+
     def set_inqueue(self, job: Job) -> None:
         """An action moves a Pending job to Inqueue (enqueue, or allocate without enqueue)."""
         job.phase = PodGroupPhase.INQUEUE

@@ -102,6 +102,15 @@ def test_enqueue_admits_a_job_without_minresources_without_asking_the_plugins(mi
     assert run_cycle(c).podgroup_phases["ns1/j"] == phase
 
 
+def test_enqueue_admits_a_podgroup_that_has_no_phase_yet() -> None:
+    """A PodGroup with no phase yet (a cluster built in code; YAML without status.phase reads as Pending) is
+    Pending to Volcano: enqueue admits it and allocate binds its pod, even when no other job is Pending."""
+    c = cluster(conf("enqueue, allocate", [{"name": "gang"}], [{"name": "predicates"}, {"name": "capacity"}]),
+                node("n1", cpu="8"), queue("q"), podgroup("j", "q"), pod("p1", "j", {"cpu": "1"}))
+    c.podgroups["ns1/j"].phase = ""
+    assert run_cycle(c).binds == {"ns1/p1": "n1"}
+
+
 def test_the_node_a_reclaim_pipelined_onto_is_written_back_as_nominated() -> None:
     """A pipeline that evicted leaves nominatedNodeName on the pod (trap 26); write-back keeps it on the
     cluster's pod for the next cycle (spec §11)."""
