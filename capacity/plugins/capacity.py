@@ -190,7 +190,7 @@ class FixedTree:
     its own jobs' queues to nothing allocated, and leaves the others, still empty, as they are."""
 
     __slots__ = ("key", "chains", "numbers", "notes", "attrs", "specs", "busy", "order_pairs", "closed", "leaves",
-                 "leaves_of", "parents")
+                 "leaves_of", "parents", "ancestor_parts")
 
     def __init__(self, key: tuple[Any, ...], chains: dict[str, list[str]], numbers: dict[str, FixedNumbers],
                  notes: list[str]) -> None:
@@ -208,6 +208,9 @@ class FixedTree:
         # the session jobs they were made of (Session.jobs, the dict itself).
         self.leaves: dict[str, LeafRecord] | None = None
         self.leaves_of: dict[str, Job] | None = None
+        # With those leaves, when `_accumulate_carried` made them: per ancestor its allocated, request, inqueue
+        # and elastic then (copies, never changed).
+        self.ancestor_parts: dict[str, tuple[Resource, ...]] | None = None
         self.parents = {names[-1] for names in chains.values() if names}  # the queues with children
 
 
@@ -220,7 +223,7 @@ class LeafRecord:
 
     def __init__(self, jobs: list[Job], attr: QueueAttr, events: dict[int, list[tuple[int, list[str]]]]) -> None:
         self.jobs = jobs
-        self.parts = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
+        self.parts = _parts(attr)
         self.events = events
         self.facts: tuple[bool, float, float, float] | None = None  # _leaf_facts of `jobs`, once asked
 
@@ -229,6 +232,16 @@ class LeafRecord:
         rec = LeafRecord.__new__(LeafRecord)
         rec.jobs, rec.parts, rec.events, rec.facts = jobs, self.parts, self.events, self.facts
         return rec
+
+
+def _parts(attr: QueueAttr) -> tuple[Resource, ...]:
+    """Copies of the numbers a tree build accumulates: allocated, request, inqueue, elastic."""
+    return attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()
+
+
+def _set_parts(attr: QueueAttr, parts: tuple[Resource, ...]) -> None:
+    """`attr`'s accumulated numbers set to copies of `parts` (`_parts`)."""
+    attr.allocated, attr.request, attr.inqueue, attr.elastic = (r.clone() for r in parts)
 
 
 def _leaf_facts(jobs: Any) -> tuple[bool, float, float, float]:
@@ -702,17 +715,18 @@ class CapacityPlugin(Plugin):
                         chain = [attrs[a] for a in names]
                         attrs[name].ancestors = chain
                         chain[-1].children[name] = attrs[name]
-            prev = fixed.leaves
-            fixed.leaves = fixed.leaves_of = None
+            prev, ancestor_parts = fixed.leaves, fixed.ancestor_parts
+            fixed.leaves = fixed.leaves_of = fixed.ancestor_parts = None
             notes_at = len(ssn.notes)
             if carried is not None:
-                stalled = self._accumulate_carried(prev, carried)  # type: ignore[arg-type]
+                stalled = self._accumulate_carried(prev, carried, ancestor_parts)  # type: ignore[arg-type]
             else:
                 stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
                     self._accumulate_stepwise()
             if not stalled:
                 fixed.leaves = getattr(self, "_leaves", None)
                 fixed.leaves_of = ssn.jobs
+                fixed.ancestor_parts = getattr(self, "_ancestor_parts", None)
                 self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
                 ssn.notes.extend(fixed.notes)
                 for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
@@ -785,7 +799,7 @@ class CapacityPlugin(Plugin):
                 self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
                             "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
                 return True
-            before = (attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone())
+            before = _parts(attr)
             accumulate_job(attr, job)
             deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
                       _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
@@ -825,7 +839,7 @@ class CapacityPlugin(Plugin):
                 if rec is not None and attr is not None and not attr.children and len(rec.jobs) == len(now) \
                         and all(map(is_, now, rec.jobs)):
                     reused[name] = rec
-                    attr.allocated, attr.request, attr.inqueue, attr.elastic = (r.clone() for r in rec.parts)
+                    _set_parts(attr, rec.parts)
         visited: dict[str, list[int]] = {}  # leaf -> scalar keys already passed up, per field
         orders: dict[str, tuple[dict[str, None], ...]] = {}  # ancestor -> its scalar keys, per field
         count: dict[str, int] = {}  # leaf -> its jobs so far
@@ -875,20 +889,25 @@ class CapacityPlugin(Plugin):
         self._sum_ancestors(visited, orders)
         return stalled
 
-    def _accumulate_carried(self, prev: dict[str, LeafRecord], by_leaf: dict[str, list[Job]]) -> bool:
+    def _accumulate_carried(self, prev: dict[str, LeafRecord], by_leaf: dict[str, list[Job]],
+                            ancestor_parts: dict[str, tuple[Resource, ...]] | None = None) -> bool:
         """`_accumulate_exact` over leaves whose jobs `_carried_leaves` worked out: leaf by leaf, a leaf with
         the very jobs of its last record taking its numbers from there, the others accumulating their jobs;
         then the ancestors' scalar keys in the order the job-by-job build brings them (the order of the
-        jobs, which is their uids': Session._snapshot), and their sums."""
+        jobs, which is their uids': Session._snapshot), and their sums. When every leaf of the last build
+        took its record, the ancestors are those the last build made of the same numbers (`ancestor_parts`,
+        if it recorded them): taken from there. The ancestors are left in `self._ancestor_parts`."""
         attrs = self.attrs
         leaves: dict[str, LeafRecord] = {}
+        every = len(by_leaf) == len(prev)  # (and each leaf takes its record: the same leaves, the same numbers)
         ranked: list[tuple[str, str, list[tuple[int, list[str]]]]] = []  # (job uid, leaf, new keys at that job)
         for name, jobs in by_leaf.items():
             attr = attrs[name]
             rec = prev.get(name)
             if rec is not None and rec.jobs is jobs:  # (`_carried_leaves` made it so where the jobs are alike)
-                attr.allocated, attr.request, attr.inqueue, attr.elastic = (r.clone() for r in rec.parts)
+                _set_parts(attr, rec.parts)
             else:
+                every = False
                 seen = [0, 0, 0, 0]
                 events: dict[int, list[tuple[int, list[str]]]] = {}
                 for k, job in enumerate(jobs):
@@ -902,6 +921,11 @@ class CapacityPlugin(Plugin):
             if attr.ancestors:
                 ranked.extend((jobs[k].uid, name, got) for k, got in rec.events.items())
         self._leaves = leaves
+        if every and ancestor_parts is not None:
+            for name, parts in ancestor_parts.items():
+                _set_parts(attrs[name], parts)
+            self._ancestor_parts = ancestor_parts
+            return False
         ranked.sort(key=itemgetter(0))
         visited = [name for name in leaves if attrs[name].ancestors]
         orders: dict[str, tuple[dict[str, None], ...]] = {}
@@ -917,6 +941,7 @@ class CapacityPlugin(Plugin):
                     for key in fresh:
                         order.setdefault(key)
         self._sum_ancestors(visited, orders)
+        self._ancestor_parts = {name: _parts(attrs[name]) for name in orders}
         return False  # (`_carried_leaves` found every job in a leaf)
 
     def _sum_ancestors(self, leaves: Any, orders: dict[str, tuple[dict[str, None], ...]]) -> None:
