@@ -34,9 +34,8 @@ def execute(ssn: Session) -> None:
     # (With nothing traced, a job that cannot be starving is not asked: Session.starving_candidates.)
     candidates = None if tracing else ssn.starving_candidates()
     may_starve = None if candidates is None else {job.uid for job in candidates}
-    covered: set[str] = set()  # job queue names seen to be a queued queue's (`queued` only grows)
     for job in ssn.jobs.values():
-        if may_starve is not None and job.uid not in may_starve and job.queue in covered:
+        if may_starve is not None and job.uid not in may_starve and job.queue in queued:
             continue  # (the test below, first of all for most jobs; a pending job is passed over anyway)
         if job.is_pending():
             continue
@@ -44,10 +43,9 @@ def execute(ssn: Session) -> None:
             # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, a
             # job whose queue is already queued matters only if it is starving, the cheaper test.
             known = ssn.queues.get(job.queue)
-            if known is not None and known.name in queued:
-                covered.add(job.queue)
-                if (may_starve is not None and job.uid not in may_starve) or not ssn.job_starving(job):
-                    continue
+            if known is not None and known.name in queued and (
+                    (may_starve is not None and job.uid not in may_starve) or not ssn.job_starving(job)):
+                continue
         valid, _ = ssn.job_valid(job)
         if not valid:
             continue

@@ -174,7 +174,8 @@ class Session:
         self._flat_cache: dict[str, tuple[tuple[str, Callable[..., Any]], ...]] = {}
         self._less_cache: dict[str, Callable[[Any, Any], bool]] = {}
         self._placement_key_fns: Any = None  # placement_key's plugin keys, once looked up (_key_fns)
-        # The jobs on which the session writes outputs of its own (note_outputs), for a SnapshotCache to clear.
+        # The jobs on which the session writes outputs of its own (fit errors, order keys), for a SnapshotCache
+        # to clear before it hands them on.
         self.output_log: list[Job] = cache.output_log if cache is not None else []
         self._snapshot()
 
@@ -296,15 +297,15 @@ class Session:
                 job.uid for job in self.fresh_jobs if job.may_starve())
         # (In uid order: the last session's when the uids are the same.)
         self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
-        # The jobs' phases at open, and with a cache, when the jobs are those of the last session (the kept ones
-        # and others of the same uids), the last session's close (`close` may take its answers).
+        # The jobs' phases at open, and with a cache, the close of the session `last_jobs` was (`close` may take
+        # its answers): its plugins and phases.
         self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None
         last = None
         if cache is not None:
             last, cache.close_phases = cache.close_phases, None
-        if last is not None and len(last[1]) == len(jobs) and all(job.uid in last[1] for job in self.fresh_jobs):
-            self._last_close = last
-            self._initial_phase = dict(last[1])  # (a kept job's phase is the one the last close gave it)
+        if last is not None and last[1] is self.last_jobs is not None:
+            self._last_close = (last[0], last[2])
+            self._initial_phase = dict(last[2])  # (a kept job's phase is the one the last close gave it)
             for job in self.fresh_jobs:
                 self._initial_phase[job.uid] = job.phase
         else:
@@ -1037,7 +1038,7 @@ class Session:
             res.podgroup_phases[uid] = phase
         if self.cache is not None:
             self.cache.phase_moved = moved
-            self.cache.close_phases = (tuple(self.plugins), dict(res.podgroup_phases))
+            self.cache.close_phases = (tuple(self.plugins), self.jobs, dict(res.podgroup_phases))
         return res
 
     def _closing_jobs(self) -> list[Job]:

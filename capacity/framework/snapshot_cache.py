@@ -64,10 +64,11 @@ class SnapshotCache:
         self.may_starve: set[str] = set()
         # The jobs on which the session wrote outputs of its own (Job.nodes_fit_errors, Job.order_key), cleared
         # before the next session takes them; the jobs whose close moved their phase (Session.close); and
-        # the last close's phases of every job with the plugins that closed it (Session.close reuses them).
+        # the last close's phases of every job with the plugins that closed it and the session's jobs dict
+        # (Session.close reuses them).
         self.output_log: list[Job] = []
         self.phase_moved: set[str] | None = None  # (None: the session has not closed)
-        self.close_phases: tuple[tuple[str, ...], dict[str, str]] | None = None
+        self.close_phases: tuple[tuple[str, ...], dict[str, Job], dict[str, str]] | None = None  # (with its jobs)
         self.all_tasks: tuple[dict[str, Job], dict[str, Any]] | None = None  # the last session's jobs, all_tasks
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()

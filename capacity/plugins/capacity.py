@@ -246,9 +246,13 @@ def _set_parts(attr: QueueAttr, parts: tuple[Resource, ...]) -> None:
 
 def _leaf_facts(jobs: Any) -> tuple[bool, float, float, float]:
     """`_job_accum_facts` summed over jobs (a leaf's; integral only if every job is)."""
+    return _sum_facts(map(_job_accum_facts, jobs))
+
+
+def _sum_facts(facts: Any) -> tuple[bool, float, float, float]:
+    """Facts (integral, cpu, memory, scalars: `_job_accum_facts`) summed: integral only if all are."""
     cpu = mem = scalars = 0.0
-    for job in jobs:
-        integral, c, m, sc = _job_accum_facts(job)
+    for integral, c, m, sc in facts:
         if not integral:
             return _NOT_INTEGRAL
         cpu += c
@@ -308,45 +312,27 @@ def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | No
             if rec is not None and len(rec.jobs) == len(leaf_jobs) and all(
                     a is b or (a.uid == b.uid and a.uid in alike) for a, b in zip(leaf_jobs, rec.jobs, strict=True)):
                 prev[name] = rec.with_jobs(leaf_jobs)  # (its jobs built alike: the same numbers)
-    cpu = mem = scalars = 0.0
-    for name, leaf_jobs in out.items():
-        rec = prev.get(name)
-        if rec is not None and rec.jobs is leaf_jobs:
-            if rec.facts is None:
-                rec.facts = _leaf_facts(leaf_jobs)
-            facts = rec.facts
-        else:
-            facts = _leaf_facts(leaf_jobs)
-        if not facts[0]:
-            return None
-        cpu += facts[1]
-        mem += facts[2]
-        scalars += facts[3]
+
+    def facts(name: str, leaf_jobs: list[Job]) -> tuple[bool, float, float, float]:
+        rec = prev.get(name)  # type: ignore[union-attr]
+        if rec is None or rec.jobs is not leaf_jobs:
+            return _leaf_facts(leaf_jobs)
+        if rec.facts is None:
+            rec.facts = _leaf_facts(leaf_jobs)
+        return rec.facts
+
     # (Summed leaf by leaf: with integers the order cannot move the total across 2**52, _accumulation_exact.)
-    return out if _exact((True, cpu, mem, scalars)) else None
+    return out if _exact(_sum_facts(facts(name, leaf_jobs) for name, leaf_jobs in out.items())) else None
 
 
-def _busy_leaves(by_leaf: dict[str, list[Job]], chains: dict[str, list[str]]) -> set[str]:
-    """`_busy_queues` from the jobs' leaves."""
+def _busy_queues(names: Any, chains: dict[str, list[str]]) -> set[str]:
+    """The queues a session's numbers can move: its jobs' queues (`names`) and their ancestors."""
     busy: set[str] = set()
-    for name in by_leaf:
+    for name in names:
         names = chains.get(name)
         if names is not None:
             busy.add(name)
             busy.update(names)
-    return busy
-
-
-def _busy_queues(ssn: Session, chains: dict[str, list[str]]) -> set[str]:
-    """The queues a session's numbers can move: its jobs' queues and their ancestors."""
-    busy: set[str] = set()
-    for job in ssn.jobs.values():
-        name = job.queue
-        if name not in busy:
-            names = chains.get(name)
-            if names is not None:
-                busy.add(name)
-                busy.update(names)
     return busy
 
 
@@ -699,7 +685,7 @@ class CapacityPlugin(Plugin):
             self._closed = fixed.closed  # what the last session reported at close, if it did
             fixed.closed = None
             carried = _carried_leaves(ssn, fixed)
-            busy = _busy_queues(ssn, fixed.chains) if carried is None else _busy_leaves(carried, fixed.chains)
+            busy = _busy_queues({job.queue for job in ssn.jobs.values()} if carried is None else carried, fixed.chains)
             if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
                 attrs = self.attrs = kept
                 for name in busy | fixed.busy:
