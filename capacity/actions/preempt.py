@@ -106,12 +106,12 @@ def build(run: PreemptRun) -> None:
         if queue is None:
             continue
         if queue.name not in run.preemptors:
-            run.preemptors[queue.name] = PriorityQueue(ssn.job_order_fn)
+            run.preemptors[queue.name] = PriorityQueue(ssn.job_less())
             order.append(queue)
         run.preemptors[queue.name].push(job)
         run.under_request.setdefault(queue.name, []).append(job)
         run.task_queues[job.uid] = pending_tasks(ssn, job)
-    run.queues = PriorityQueue(ssn.queue_order_fn, order)
+    run.queues = PriorityQueue(ssn.queue_less(), order)
 
 
 def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
@@ -136,7 +136,7 @@ def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
 
 def pending_tasks(ssn: Session, job: Job) -> PriorityQueue[Task]:
     """The job's Pending, ungated tasks in task order (BestEffort ones included)."""
-    return PriorityQueue(ssn.task_order_fn, [t for t in job.tasks_in(TaskStatus.PENDING) if not t.sch_gated])
+    return PriorityQueue(ssn.task_less(), [t for t in job.tasks_in(TaskStatus.PENDING) if not t.sch_gated])
 
 
 # ---- the two phases ---------------------------------------------------------------------------------

@@ -56,15 +56,15 @@ def execute(ssn: Session) -> None:
             queued.add(queue.name)
             pushed.append(queue)
         if ssn.job_starving(job):
-            preemptors.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
-            tq: PriorityQueue[Task] = PriorityQueue(ssn.task_order_fn)
+            preemptors.setdefault(queue.name, PriorityQueue(ssn.job_less())).push(job)
+            tq: PriorityQueue[Task] = PriorityQueue(ssn.task_less())
             for t in job.tasks_in(TaskStatus.PENDING):
                 if not t.sch_gated:
                     tq.push(t)
             task_queues[job.uid] = tq
     if not preemptors and not tracing:
         return  # the loop below would only ask each queue `overused`, whose answer then has no effect
-    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_order_fn, pushed)
+    queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less(), pushed)
     while not queues.empty():
         queue = queues.pop()
         if ssn.overused(queue):
@@ -198,7 +198,7 @@ def _fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any]
         return None
     keep &= ~pv.unresolvable
     table = victim_table(ssn, fit)
-    has, room = table.plan(task, table.reclaimees(ssn, job.queue), keep, possible)
+    has, room = table.plan(task, table.reclaimees(ssn, job.queue), keep, possible, pool="reclaim")
     has &= keep
     return (has & room).nonzero()[0], (has & ~room).nonzero()[0]
 

@@ -89,6 +89,9 @@ class VictimTable:
         self.tasks: list[Task] = []
         # Per test of a task's fixed fields (`static_answers`): its answer per row, -1 not asked yet.
         self.static: dict[Any, np.ndarray] = {}
+        # Per test of a job's own state (`job_answers`): its answer per job id, -1 not asked (or asked before
+        # the job's tasks last moved).
+        self.per_job: dict[Any, np.ndarray] = {}
         self._set_rows(fit, _read_rows(ssn, fit, range(fit.n)))
         self._serve(ssn, fit)
 
@@ -103,11 +106,17 @@ class VictimTable:
         self._total: np.ndarray | None = None  # per dimension and node: every row's requests (`_whole`)
         self._total_asked = False
         self._sums: dict[bytes, np.ndarray] = {}  # per rows mask (its bytes): the requests summed per node
+        # `_room`'s answers per rows mask and request, for the FutureIdle table `_rooms_fi` (compared again
+        # whenever the NodeFit or its log changes: `_rooms_at`).
+        self._rooms: dict[tuple[Any, ...], np.ndarray] = {}
+        self._rooms_fi: np.ndarray | None = None
+        self._rooms_at: tuple[Any, int] | None = None
         queue_ids, job_ids = self.queue_ids, self.job_ids
         for q in sorted(set(queue_of).difference(queue_ids)):
             queue_ids[q] = len(queue_ids)
         for j in sorted(set(job_of).difference(job_ids)):
             job_ids[j] = len(job_ids)
+        self.job_uids = list(job_ids)  # (per job id, its uid)
         self.queue = np.array([queue_ids[q] for q in queue_of], dtype=np.intp)
         self.job = np.array([job_ids[j] for j in job_of], dtype=np.intp)
         self.preemptable = np.array(preemptable, dtype=bool)
@@ -117,9 +126,10 @@ class VictimTable:
             req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
         self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
 
-    def _serve(self, ssn: Session, fit: NodeFit) -> None:
-        """Bind the rows to `ssn`: the queues' reclaimable flags read now, statuses and the plugins' answers
-        on first use, and what the rows were read from, for a later session to check (`_kept`)."""
+    def _serve(self, ssn: Session, fit: NodeFit, statuses_kept: bool = False) -> None:
+        """Bind the rows to `ssn`: the queues' reclaimable flags read now, statuses (unless `statuses_kept`:
+        those last read are still every row's) and the plugins' answers on first use, and what the rows
+        were read from, for a later session to check (`_kept`)."""
         self.fit = fit
         queues = ssn.queues
         reclaimable = np.array([q in queues and queues[q].reclaimable for q in self.queue_ids], dtype=bool)
@@ -127,7 +137,7 @@ class VictimTable:
         self.base = fit.base
         self.dims_key = fit.dims_key
         self.version = -1  # (a kept table's version numbers are the last session's)
-        self.refresh(ssn)
+        self.refresh(ssn, read=not statuses_kept)
 
     def _splice(self, ssn: Session, fit: NodeFit, redo: np.ndarray) -> None:
         """Read the rows of the nodes flagged in `redo` again, keep the others', in NodeList order."""
@@ -170,12 +180,17 @@ class VictimTable:
             got[ask] = [test(tasks[k]) for k in ask.tolist()]
         return got[rows] > 0
 
-    def refresh(self, ssn: Session) -> None:
+    def refresh(self, ssn: Session, read: bool = True) -> None:
+        """After an allocate / deallocate event: the statuses read again (unless not `read`), and every
+        answer that reads the session's state dropped."""
         if self.version == ssn.version:
             return
-        self.status = np.fromiter(map(_STATUS, self.tasks), dtype=np.int64, count=len(self.tasks))
+        if read:
+            self.status = np.fromiter(map(_STATUS, self.tasks), dtype=np.int64, count=len(self.tasks))
+        self._forget_moved(ssn)
         self.flags: dict[Any, np.ndarray] = {}  # per bound key: 1 possible, 0 not, -1 not asked yet
         self._by_status: dict[Any, np.ndarray] = {}  # the filters' masks that read statuses (`_status_rows`)
+        self._pooled: dict[Any, np.ndarray] = {}  # per pool and bound keys: `_allowed_in_pool`
         self.version = ssn.version
 
     def _status_rows(self, key: Any) -> np.ndarray:
@@ -191,6 +206,41 @@ class VictimTable:
                     got &= self.best_effort
             self._by_status[key] = got
         return got
+
+    def job_answers(self, ssn: Session, key: Any, answer: Callable[[np.ndarray], Any]) -> np.ndarray:
+        """Per job id, `answer(ids)` for a test that reads only the job's own state (its counters, which
+        move only with its tasks' statuses) and the session's job of that uid: each job's answer is kept
+        until its tasks move (the SnapshotCache's job log, at `refresh`) or, across sessions, until its
+        job is built anew or gone (`forget_jobs`). True per job id where the test holds."""
+        self.refresh(ssn)
+        got = self.per_job.get(key)
+        n = len(self.job_uids)
+        if got is None or len(got) < n:
+            old = got
+            got = self.per_job[key] = np.full(n, -1, dtype=np.int8)
+            if old is not None:
+                got[:len(old)] = old
+        ask = np.flatnonzero(got < 0)
+        if len(ask):
+            got[ask] = answer(ask)
+        return got > 0
+
+    def forget_jobs(self, ids: np.ndarray) -> None:
+        """The answers of `job_answers` for these job ids are no longer to be trusted."""
+        for got in self.per_job.values():
+            got[ids[ids < len(got)]] = -1
+
+    def _forget_moved(self, ssn: Session) -> None:
+        """At a new version: forget the `job_answers` of the jobs whose tasks moved in the session (all of
+        them without a job log, or when those are many)."""
+        if not self.per_job:
+            return
+        log = ssn.cache.job_log if ssn.cache is not None else None
+        if log is None or 4 * len(log) > len(self.job_uids):
+            self.per_job.clear()
+            return
+        ids = self.job_ids
+        self.forget_jobs(np.array([k for job in log if (k := ids.get(job.uid)) is not None], dtype=np.intp))
 
     # ---- the actions' candidate filters, as row masks ------------------------------------------------
     def reclaimees(self, ssn: Session, queue: str) -> np.ndarray:
@@ -209,19 +259,49 @@ class VictimTable:
         return rows & (self.queue == self.queue_ids.get(queue, -1)) & (self.job != jid)
 
     # ---- room -----------------------------------------------------------------------------------------
-    def plan(self, task: Task, rows: np.ndarray, keep: np.ndarray,
-             possible: VictimBound | None) -> tuple[np.ndarray, np.ndarray]:
+    def plan(self, task: Task, rows: np.ndarray, keep: np.ndarray, possible: VictimBound | None,
+             pool: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """NodeList masks, meaningful on `keep`: nodes holding candidates (`rows`), and nodes where the
-        task fits FutureIdle plus every candidate `possible` allows (room_bound_fails is false)."""
+        task fits FutureIdle plus every candidate `possible` allows (room_bound_fails is false), or, when
+        no node holding candidates is among those, any superset of them.
+
+        `pool` (a `_status_rows` key whose rows include `rows`) lets many preemptors share one answer
+        first: what `possible` allows among all the pool's rows (`_allowed_in_pool`) includes what it
+        allows among a preemptor's candidates (`_allowed` is monotone in its rows: fewer rows never let a
+        node's tier through that more rows stopped). If the task fits nowhere with that wider set, it fits
+        nowhere with the exact one, and the exact sets are never asked: the nodes holding candidates, and
+        so the nodes visited and passed over, are the same either way."""
         fit = self.fit
-        room = self._room(task, rows)  # (all candidates: the sums of a node in `keep` are the same)
+        cand = rows
+        room = self._room(task, cand)  # (all candidates: the sums of a node in `keep` are the same)
         rows = rows & keep[self.node]
         has = np.zeros(fit.n, dtype=bool)
         has[self.node[rows]] = True
         if possible is not None and (room & has).any():
+            wide = None if pool is None else self._allowed_in_pool(possible, pool)
+            if wide is not None:
+                # (the candidates' rows of the wide set: on a node in `keep` and `room`, these are the
+                # same rows as those among `rows` below, and its sums are kept per queue across sessions)
+                wide_room = room & self._room(task, wide & cand)
+                if not (wide_room & has).any():
+                    return has, wide_room
             rows &= room[self.node]  # elsewhere not even all candidates make room: no need to ask
             room &= self._room(task, self._allowed(possible, rows))
         return has, room
+
+    def _allowed_in_pool(self, possible: VictimBound, pool: Any) -> np.ndarray | None:
+        """`_allowed` over every row of the `_status_rows` pool, kept per bound keys until the statuses
+        are read again (as the flags are); None if a bound has no key (its answers are not shared)."""
+        keys = []
+        for bounds, last in possible.tiers:
+            if any(b.key is None for b in bounds) or (last is not None and last.key is None):
+                return None
+            keys.append((tuple(b.key for b in bounds), None if last is None else last.key))
+        key = (pool, tuple(keys))
+        got = self._pooled.get(key)
+        if got is None:
+            got = self._pooled[key] = self._allowed(possible, self._status_rows(pool))
+        return got
 
     def _room(self, task: Task, rows: np.ndarray) -> np.ndarray:
         """Nodes where the task fits FutureIdle plus the requests of the table's `rows` there. The sums
@@ -235,7 +315,31 @@ class VictimTable:
                 self._sums.clear()
             sums = self._sums[key] = self._sums_of(rows)
         fit = self.fit
-        return fit.fit(task.init_resreq, fit.bound(sums))[0]
+        r = task.init_resreq
+        if fit.dirty:  # (FutureIdle not brought up to date: not the table the answers were made with)
+            return fit.fit(r, fit.bound(sums))[0]
+        rooms = self._current_rooms(fit)
+        s = r.scalars
+        at = (key, r.cpu, r.memory, tuple(s.items()) if s else ())
+        got = rooms.get(at)
+        if got is None:
+            if len(rooms) >= 1024:
+                rooms.clear()
+            got = rooms[at] = fit.fit(r, fit.bound(sums))[0]
+        return got.copy()  # (callers narrow it in place)
+
+    def _current_rooms(self, fit: NodeFit) -> dict[tuple[Any, ...], np.ndarray]:
+        """`_room`'s kept answers, dropped unless FutureIdle is the table they were made with: checked when
+        the NodeFit is another (a later session's) or has refreshed nodes since (its log grew), by the
+        values themselves (a steady cycle's NodeFit holds the last one's values: the answers carry over)."""
+        at = (fit, len(fit.log))
+        if self._rooms_at is None or self._rooms_at[0] is not fit or self._rooms_at[1] != at[1]:
+            fi = self._rooms_fi
+            if fi is None or fi.shape != fit.fi.shape or not np.array_equal(fi, fit.fi):
+                self._rooms.clear()
+                self._rooms_fi = fit.fi.copy()
+            self._rooms_at = at
+        return self._rooms
 
     def _sums_of(self, rows: np.ndarray) -> np.ndarray:
         """Per NodeFit dimension and node, the requests of the table's `rows` there.
@@ -357,10 +461,13 @@ def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
     kept = ssn.kept_jobs
     if kept is not None:  # (the rows of kept jobs are their tasks': only other jobs' rows are stale)
         ids = table.job_ids
-        stale = np.isin(table.job, [ids[uid] for uid in ids.keys() - kept]).nonzero()[0]
+        renewed = np.array([ids[uid] for uid in ids.keys() - kept], dtype=np.intp)  # (built anew, or gone)
+        stale = np.isin(table.job, renewed).nonzero()[0]
+        table.forget_jobs(renewed)  # (a kept job's tasks did not move in the last session)
     else:
         get = ssn.all_tasks.get
         stale = [k for k, t in enumerate(table.tasks) if get(t.uid) is not t]
+        table.per_job.clear()
     if len(stale):
         redo[table.node[stale]] = True
     pos = fit.pos
@@ -371,7 +478,10 @@ def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
                 if i is not None:
                     redo[i] = True
     if not redo.any():
-        table._serve(ssn, fit)
+        # Every row's job was kept, so none of its tasks moved in the last session (a job where one did is
+        # built anew): each row's status is the one the last session read last (Task.status is written
+        # only by Job.update_task_status, which logs the job).
+        table._serve(ssn, fit, statuses_kept=True)
     elif redo.sum() * 4 > fit.n:
         return None  # (reading most nodes again: as cheap to build afresh)
     else:

@@ -77,14 +77,14 @@ class GangPlugin(Plugin):
 
     def _surplus_rows(self, table: Any, rows: np.ndarray) -> np.ndarray:
         """`possible_victims`' test for a VictimTable's rows at once: the answer per job of the table (one
-        per job, not one per row), then per row. (The table's job ids number its jobs in order.)"""
-        key = (table, len(table.job_ids), self.ssn.version)  # (counters move only with an allocate / deallocate)
-        got = getattr(self, "_surplus", None)
-        if got is None or got[0] != key:
-            get = self.ssn.jobs.get
-            jobs = [get(uid, _NO_JOB) for uid in table.job_ids]
-            got = self._surplus = (key, np.array([j.ready_num > j.min_available for j in jobs], dtype=bool))
-        return got[1][table.job[rows]]
+        per job, not one per row, and kept while the job's counters do not move: VictimTable.job_answers),
+        then per row."""
+        get, uids = self.ssn.jobs.get, table.job_uids
+
+        def answer(ids: np.ndarray) -> list[bool]:
+            return [(j := get(uids[k], _NO_JOB)).ready_num > j.min_available for k in ids.tolist()]
+
+        return table.job_answers(self.ssn, "gang.surplus", answer)[table.job[rows]]
 
     @staticmethod
     def job_order(l: Job, r: Job) -> int:

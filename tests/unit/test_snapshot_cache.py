@@ -433,7 +433,7 @@ def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     from capacity.actions import victim_bound
 
     kept = victim_bound._kept
-    seen = {"taken": 0, "reread": 0, "static": 0}
+    seen = {"taken": 0, "reread": 0, "static": 0, "statuses kept": 0, "job answers": 0}
 
     def checked(ssn: Any, fit: Any) -> Any:
         last = ssn.last_victim_table
@@ -442,7 +442,15 @@ def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         if table is not None:
             seen["taken"] += 1
             seen["reread"] += table.tasks != tasks
-            assert _rows(table) == _rows(victim_bound.VictimTable(ssn, fit))
+            seen["statuses kept"] += table.tasks == tasks
+            fresh = victim_bound.VictimTable(ssn, fit)
+            assert _rows(table) == _rows(fresh)
+            assert table.status.tolist() == fresh.status.tolist()
+            for answers in table.per_job.values():  # (gang's surplus: the only per-job answer)
+                for k in (answers >= 0).nonzero()[0].tolist():
+                    job = ssn.jobs.get(table.job_uids[k])
+                    assert bool(answers[k]) == (job is None or job.ready_num > job.min_available)
+                    seen["job answers"] += 1
             assert table.version == ssn.version and table.flags == {}  # nothing answered for another session
             for test, answers in table.static.items():  # what a task's fixed fields answer is carried
                 asked = (answers >= 0).nonzero()[0].tolist()
@@ -462,6 +470,36 @@ def test_a_kept_victim_table_has_the_rows_a_fresh_one_would(monkeypatch: pytest.
     sim = Simulator(openb_cluster(OPENB, departments=2, leaves=4), SimOptions(period=10))
     sim.run_to_end()
     assert seen["taken"] >= 5 and seen["reread"] >= 3 and seen["static"] >= 5
+    assert seen["statuses kept"] >= 1 and seen["job answers"] >= 5
+
+
+def test_a_victim_tables_kept_room_answers_are_those_made_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nodes where a preemptor fits beside a set of rows are kept per rows and request, for the same
+    FutureIdle only: in the next session too when its NodeFit holds the same values, never once they moved
+    (a replay's pods come and go). Every answer equals the one made from the table's sums and FutureIdle."""
+    from capacity.actions import victim_bound
+
+    real = victim_bound.VictimTable._room
+    seen = {"asked": 0, "kept": 0, "dropped": 0}
+
+    def checked(self: Any, task: Any, rows: np.ndarray) -> np.ndarray:
+        fit, fi = self.fit, self._rooms_fi
+        later = self._rooms_at is not None and self._rooms_at[0] is not fit  # (first ask of a later session)
+        got = real(self, task, rows)
+        assert got.tolist() == fit.fit(task.init_resreq, fit.bound(self._sums_of(rows)))[0].tolist()
+        seen["asked"] += 1
+        seen["kept"] += later and self._rooms_fi is fi
+        seen["dropped"] += later and self._rooms_fi is not fi
+        return got
+
+    monkeypatch.setattr(victim_bound.VictimTable, "_room", checked)
+    sim = Simulator(openb_cluster(OPENB, departments=2, leaves=4), SimOptions(period=10))
+    sim.run_to_end()
+    c = _reclaiming_cluster(running=5)  # (b-0 waits; nothing moves from one cycle to the next)
+    cache = SnapshotCache()
+    for _ in range(3):
+        run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+    assert seen["asked"] >= 20 and seen["kept"] >= 2 and seen["dropped"] >= 1
 
 
 def _reclaiming_cluster(running: int) -> Any:
@@ -520,6 +558,30 @@ def test_a_kept_victim_table_reads_again_nodes_whose_rows_grow(monkeypatch: pyte
     c.podgroups["ns1/a3"] = replace(c.podgroups["ns1/a3"], annotations={"edited": "yes"})
     run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
     assert seen["taken"] == 1 and seen["reread"] == 1 and len(cache.victim_table.tasks) == 5
+
+
+def test_a_kept_victim_tables_job_answers_follow_a_job_built_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Gang's answer per job (a surplus above minAvailable) is kept with the table while the job is kept; a
+    job built anew (one of its two pods done) is asked again, whether the snapshot knows the kept jobs or,
+    with two pods sharing a uid, does not."""
+    from tests.builders import cluster, pod, podgroup
+
+    for shared in (False, True):
+        seen = _checked_takeovers(monkeypatch)
+        extra = cluster(podgroup("c", "q1", phase="Running"),
+                        *[pod(f"c-{i}", "c", {"cpu": "2"}, node_name=f"n{i}") for i in (4, 5)])
+        c = _reclaiming_cluster(running=4)
+        c.podgroups.update(extra.podgroups)
+        c.pods.update(extra.pods)
+        c.pods["ns1/b-0"] = replace(c.pods["ns1/b-0"], resreq=Resource(2000, 0))  # room where c-4 or c-5 left
+        if shared:
+            c.pods["ns1/a1-0"].uid = c.pods["ns1/a0-0"].uid
+        cache = SnapshotCache()
+        run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)  # c has a surplus: asked, kept
+        assert cache.victim_table.per_job
+        del c.pods["ns1/c-5"]  # c built anew, at its minAvailable
+        run_cycle(c, Trace(enabled=False), cache=cache, write_back=False)
+        assert seen["taken"] == 1, shared
 
 
 def test_a_victim_table_is_taken_over_only_from_the_session_just_before(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -379,3 +379,43 @@ def test_a_victim_tables_sums_are_its_rows_requests_added_up(cpus: tuple[float, 
         for k in rows.nonzero()[0].tolist():
             want[int(table.node[k])] += table.tasks[k].resreq.cpu
         assert table._sums_of(rows)[0].tolist() == want
+
+
+@pytest.mark.parametrize("conf", ["flat", *sorted(CONFS)])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_plan_from_the_pool_bound_visits_and_passes_over_the_same_nodes(
+        conf: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reclaim's plan may answer from what the plugins allow among every reclaim candidate (the pool)
+    before asking them about one preemptor's candidates: the nodes it visits and passes over are those
+    of the exact plan, for every pending task of every queue; both ways of answering are met."""
+    from capacity.actions.reclaim import _fast_plan
+    from capacity.actions.victim_bound import VictimTable, bound_for
+
+    ssn = session_after_allocate(with_guarantees(random_cluster(seed + 70, BOUND_CONFS[conf], nodes=16, jobs=80),
+                                                 seed))
+    real_plan, real_allowed = VictimTable.plan, VictimTable._allowed
+    exact = 0
+
+    def counted(self: VictimTable, possible: Any, rows: np.ndarray) -> np.ndarray:
+        nonlocal exact
+        exact += rows is not self._status_rows("reclaim")  # (the pool's rows are asked once, as they are)
+        return real_allowed(self, possible, rows)
+
+    def without_pool(self: VictimTable, task: Any, rows: np.ndarray, keep: np.ndarray, possible: Any,
+                     pool: Any = None) -> Any:
+        return real_plan(self, task, rows, keep, possible)
+
+    pending = [t for t in ssn.all_tasks.values() if t.status == TaskStatus.PENDING]
+    assert pending
+    for task in pending:
+        job = ssn.jobs[task.job]
+        args = (ssn, task, job, job.nodes_fit_errors.get(task.uid) or {}, bound_for(ssn, "reclaimable", task))
+        monkeypatch.setattr(VictimTable, "_allowed", counted)
+        with_pool = _fast_plan(*args)
+        monkeypatch.setattr(VictimTable, "_allowed", real_allowed)
+        monkeypatch.setattr(VictimTable, "plan", without_pool)
+        plain = _fast_plan(*args)
+        monkeypatch.setattr(VictimTable, "plan", real_plan)
+        assert with_pool is not None and plain is not None
+        assert [a.tolist() for a in with_pool] == [a.tolist() for a in plain], task.key
+    assert 0 < exact < len(pending)  # (some answered from the pool, some not)
