@@ -16,6 +16,7 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -124,7 +125,13 @@ def request_facts(resources: list[Resource]) -> tuple[frozenset[str], bool]:
                     if not (abs(v) < lim and v % 1 == 0):
                         exact = False
                         break
-    return frozenset(names), exact
+    facts = (frozenset(names), exact)
+    return _FACTS.setdefault(facts, facts)
+
+
+_FACTS: dict[tuple[frozenset[str], bool], tuple[frozenset[str], bool]] = {}
+"""Each distinct `request_facts` answer, one object per value: equal answers are the same object, so a set
+of them (session_request_facts) compares them by identity. (Few values: sets of scalar names in use.)"""
 
 
 def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
@@ -135,12 +142,22 @@ def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
     return got  # type: ignore[no-any-return]
 
 
-def session_request_facts(ssn: Session) -> list[tuple[frozenset[str], bool]]:
+_KEPT_FACTS = operator.attrgetter("request_facts")
+
+
+def session_request_facts(ssn: Session) -> set[tuple[frozenset[str], bool]]:
     """`request_facts` of every request a node can see in the session: its jobs' tasks (a task's
     init_resreq is its resreq) and the pods on nodes at open outside every job (the snapshot's `loose`
-    tasks). A node holds nothing else: clones of those, and of session tasks placed on it."""
-    facts = [_job_facts(job) for job in ssn.jobs.values()]
-    facts.append(request_facts([t.resreq for t in ssn.loose]))
+    tasks). A node holds nothing else: clones of those, and of session tasks placed on it.
+
+    As a set: the callers only take the union of the names and whether every one is exact, and most jobs
+    ask the same (8,152 openb jobs, a handful of distinct facts, each one object: `_FACTS`), so the facts
+    kept on the jobs are gathered without a Python call per job."""
+    facts = set(map(_KEPT_FACTS, ssn.jobs.values()))
+    if None in facts:  # (some job's facts not made yet)
+        facts.discard(None)
+        facts.update(_job_facts(job) for job in ssn.jobs.values() if job.request_facts is None)
+    facts.add(request_facts([t.resreq for t in ssn.loose]))
     return facts
 
 

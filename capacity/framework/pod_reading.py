@@ -14,6 +14,8 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from capacity.cluster import revision
 
 if TYPE_CHECKING:
@@ -50,6 +52,7 @@ class PodReading:
         # queues' names, the priority classes).
         self.podgroups: dict[str, Any] = {}
         self.world: Any = None
+        self.quiet = False  # whether nothing was written between the last two readings (`read`)
 
     def read(self, pods: dict[str, PodObj]) -> set[str] | None:
         """Bring `occupied` and `in_job` up to `pods`; answer the jobs whose entry changed, or None if every
@@ -59,10 +62,17 @@ class PodReading:
         objs = list(pods.values())
         last = self.stamp
         self.stamp = stamp
+        # No stamp was drawn between the last reading's and this one's: no field of any PodObj or PodGroupObj
+        # was written in between (every write draws one), and no object's `rev` needs looking at.
+        self.quiet = stamp == last + 1
         if not self._keys:
             return self._afresh(keys, objs)
         if keys == self._keys:
-            changed = [i for i, r in enumerate(map(_rev, objs)) if r > last]
+            if self.quiet:
+                changed = []
+            else:
+                revs = np.fromiter(map(_rev, objs), dtype=np.int64, count=len(objs))
+                changed = np.flatnonzero(revs > last).tolist()
             if not all(map(operator.is_, objs, self._objs)):
                 old = self._objs
                 changed.extend(i for i, p in enumerate(objs) if p is not old[i])
@@ -127,6 +137,31 @@ class PodReading:
             self._uids[uid] = n + step
         else:
             del self._uids[uid]
+
+    def podgroups_to_read(self, podgroups: dict[str, Any], since: int, moved: set[str], kept: dict[str, Any],
+                          gone: set[str]) -> list[str] | None:
+        """The uids of the PodGroups whose job the snapshot must look at, in `podgroups` order: all but
+        those the very objects it read last time (`self.podgroups`), not written since `since`, whose pods
+        did not move (`moved`), with a kept job (in `kept`, not `gone`), each of which it takes as it is.
+        None when the PodGroups are not those read last (other keys, order or objects): then it looks at
+        each. Found with one C pass per test rather than a Python step per PodGroup (8,152 in openb)."""
+        seen = self.podgroups
+        if len(seen) != len(podgroups) or not seen:
+            return None
+        keys = list(podgroups)
+        objs = list(podgroups.values())
+        if keys != list(seen) or not all(map(operator.is_, objs, seen.values())):
+            return None
+        todo: set[str] = set()
+        if not self.quiet:  # (else no PodGroup was written since the last reading, at `since`)
+            revs = np.fromiter(map(_rev, objs), dtype=np.int64, count=len(objs))
+            todo.update(keys[i] for i in np.flatnonzero(revs >= since).tolist())
+        todo.update(podgroups.keys() & moved, podgroups.keys() & gone)
+        # (the jobs kept are the last session's, of PodGroups it read, which are these: with as many, every
+        # PodGroup has one)
+        if len(kept) != len(podgroups):
+            todo.update(podgroups.keys() - kept.keys())
+        return list(filter(todo.__contains__, keys)) if todo else []
 
     # ---- what the snapshot asks, in pod order --------------------------------------------------------
     def in_order(self, keys: Any) -> list[str]:

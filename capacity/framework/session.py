@@ -242,14 +242,25 @@ class Session:
                 seen = {}
             reading.world = world
         offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
-        for uid, pg in c.podgroups.items():
-            if pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
+        pgs = c.podgroups
+        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen else None  # type: ignore[arg-type]
+        if todo is not None:
+            # The same loop over the PodGroups in `todo` only, every other one's kept job taken in bulk: the
+            # kept jobs, in the last session's order (`jobs` is looked up, never iterated in order, but for
+            # `self.jobs` below), those of `todo` replaced in place, added or dropped.
+            jobs = dict(offered.jobs)
+            same.update(jobs)
+            same.difference_update(todo)
+        for uid, pg in (pgs.items() if todo is None else zip(todo, map(pgs.__getitem__, todo), strict=True)):
+            if todo is None and pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
                 got = offered_get(uid)
                 if got is not None and uid not in gone:
                     jobs[uid] = got
                     same.add(uid)
                     continue
             if pg.queue not in self.queues:
+                if todo is not None:
+                    jobs.pop(uid, None)
                 continue
             pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
             priority = c.job_priority(pg)
@@ -296,7 +307,9 @@ class Session:
             self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
                 job.uid for job in self.fresh_jobs if job.may_starve())
         # (In uid order: the last session's when the uids are the same.)
-        self.jobs: dict[str, Job] = {uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
+        # (the bulk take-over's `jobs`, if it has the last session's uids, has them in its order)
+        self.jobs: dict[str, Job] = jobs if todo is not None and self.last_jobs is not None else {
+            uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
         # The jobs' phases at open, and with a cache, the close of the session `last_jobs` was (`close` may take
         # its answers): its plugins and phases.
         self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None
@@ -796,7 +809,7 @@ class Session:
                 self._bound_exact = self._node_fit.exact
             else:
                 facts = nodefit.session_request_facts(self)
-                facts.append(nodefit.request_facts([node.allocatable for node in self.node_list]))
+                facts.add(nodefit.request_facts([node.allocatable for node in self.node_list]))
                 self._bound_exact = all(exact for _, exact in facts)
         return self._bound_exact
 

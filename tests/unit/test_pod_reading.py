@@ -217,3 +217,39 @@ def test_two_pods_sharing_a_uid_link_as_without_the_cache() -> None:
     _same_session(c, cache)
     ssn = open_session(c, Trace(enabled=False), cache=cache)
     assert ssn.all_tasks[first.uid].key == first.key
+
+
+def test_a_podgroup_put_back_as_an_older_copy_is_read_again() -> None:
+    """A rewind puts back an older copy of a PodGroup: not written since the last reading (its stamp is
+    older), nothing else written either, yet its fields are not those of the object read last time. The
+    session with the cache builds its job from it, as a cache-less session does."""
+    c = _cluster(0)
+    cache = SnapshotCache()
+    for _ in range(3):
+        _same_session(c, cache)
+    ssn = open_session(c, Trace(enabled=False), cache=cache)
+    uid = next(u for u in ssn.jobs if u in ssn.kept_jobs)  # type: ignore[operator]
+    ssn.close()
+    cache.keep()
+    pg = c.podgroups[uid]
+    old = copy.copy(pg)
+    pg.annotations = {**pg.annotations, "edited": "yes"}
+    _same_session(c, cache)
+    _same_session(c, cache)  # (nothing written since)
+    c.podgroups[uid] = old
+    ssn = open_session(c, Trace(enabled=False), cache=cache)
+    assert uid not in ssn.kept_jobs and "edited" not in ssn.jobs[uid].annotations  # type: ignore[operator]
+
+
+def test_a_podgroup_moved_to_a_queue_that_does_not_exist_leaves_the_session() -> None:
+    """A PodGroup edited to name a queue the cluster does not have: the session with the cache leaves its
+    job out, as a cache-less session does, although the job was kept until then."""
+    c = _cluster(1)
+    cache = SnapshotCache()
+    for _ in range(2):
+        _same_session(c, cache)
+    uid, pg = next(iter(c.podgroups.items()))
+    pg.queue = "no-such-queue"
+    _same_session(c, cache)
+    ssn = open_session(c, Trace(enabled=False), cache=cache)
+    assert uid not in ssn.jobs
