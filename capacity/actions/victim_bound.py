@@ -286,7 +286,7 @@ class VictimTable:
                 if not (wide_room & has).any():
                     return has, wide_room
             rows &= room[self.node]  # elsewhere not even all candidates make room: no need to ask
-            room &= self._room(task, self._allowed(possible, rows))
+            room = room & self._room(task, self._allowed(possible, rows))
         return has, room
 
     def _allowed_in_pool(self, possible: VictimBound, pool: Any) -> np.ndarray | None:
@@ -326,7 +326,8 @@ class VictimTable:
             if len(rooms) >= 1024:
                 rooms.clear()
             got = rooms[at] = fit.fit(r, fit.bound(sums))[0]
-        return got.copy()  # (callers narrow it in place)
+            got.flags.writeable = False  # (handed out again: nobody may narrow it in place)
+        return got
 
     def _current_rooms(self, fit: NodeFit) -> dict[tuple[Any, ...], np.ndarray]:
         """`_room`'s kept answers, dropped unless FutureIdle is the table they were made with: checked when
