@@ -307,7 +307,8 @@ class VictimTable:
         """Nodes where the task fits FutureIdle plus the requests of the table's `rows` there. The sums
         depend on the rows alone, so they are kept per rows mask while the table keeps its rows: for the
         next preemptor with the same candidates (reclaim's of one queue) or the same allowed victims, and
-        for the same preemptors again next cycle."""
+        for the same preemptors again next cycle. The answers read the sums, the request and FutureIdle:
+        they are kept per rows mask and request while FutureIdle holds the same values (`_current_rooms`)."""
         key = rows.tobytes()
         sums = self._sums.get(key)
         if sums is None:
