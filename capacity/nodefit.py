@@ -16,7 +16,6 @@ compares both on randomized clusters).
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -142,23 +141,48 @@ def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
     return got  # type: ignore[no-any-return]
 
 
-_KEPT_FACTS = operator.attrgetter("request_facts")
-
-
 def session_request_facts(ssn: Session) -> set[tuple[frozenset[str], bool]]:
     """`request_facts` of every request a node can see in the session: its jobs' tasks (a task's
     init_resreq is its resreq) and the pods on nodes at open outside every job (the snapshot's `loose`
     tasks). A node holds nothing else: clones of those, and of session tasks placed on it.
 
     As a set: the callers only take the union of the names and whether every one is exact, and most jobs
-    ask the same (8,152 openb jobs, a handful of distinct facts, each one object: `_FACTS`), so the facts
-    kept on the jobs are gathered without a Python call per job."""
-    facts = set(map(_KEPT_FACTS, ssn.jobs.values()))
-    if None in facts:  # (some job's facts not made yet)
-        facts.discard(None)
-        facts.update(_job_facts(job) for job in ssn.jobs.values() if job.request_facts is None)
+    ask the same (8,152 openb jobs, a handful of distinct facts, each one object: `_FACTS`). Counted per
+    job once, then carried from session to session (`_jobs_facts`)."""
+    counts = _jobs_facts(ssn)
+    facts = {f for f, n in counts.items() if n}
     facts.add(request_facts([t.resreq for t in ssn.loose]))
     return facts
+
+
+def _jobs_facts(ssn: Session) -> dict[tuple[frozenset[str], bool], int]:
+    """How many of the session's jobs have each `request_facts`. With a SnapshotCache that kept the count
+    for the last session's jobs (the same uids: `last_jobs`), only the jobs built anew change it: each
+    takes its predecessor's facts away and adds its own (a kept job's tasks, and so its facts, are the
+    ones it had). Kept for the next session, and for a second ask in this one."""
+    cache = ssn.cache
+    carried = cache.request_facts if cache is not None else None
+    if carried is not None and carried[0] is ssn.jobs:
+        return carried[1]
+    last = ssn.last_jobs
+    counts: dict[tuple[frozenset[str], bool], int] | None = None
+    if carried is not None and last is not None and carried[0] is last:
+        counts = dict(carried[1])
+        for job in ssn.fresh_jobs:
+            old = last[job.uid].request_facts
+            if old is None or not counts.get(old):
+                counts = None  # (not the jobs the count was made of: count afresh)
+                break
+            counts[old] -= 1
+            new = _job_facts(job)
+            counts[new] = counts.get(new, 0) + 1
+    if counts is None:
+        counts = {}
+        for f in map(_job_facts, ssn.jobs.values()):
+            counts[f] = counts.get(f, 0) + 1
+    if cache is not None:
+        cache.request_facts = (ssn.jobs, counts)
+    return counts
 
 
 class NodeBase:

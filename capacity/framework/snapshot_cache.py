@@ -13,7 +13,8 @@ built a `Node` per cluster node and NodeFit's columns for all of them, a third o
 * the last close's phases (`close_phases`), which the next close keeps for the jobs nothing changed, and the
   last session's task index (`all_tasks`);
 * what plugins derive from fixed inputs (`plugin_state`: capacity's queue tree, and its leaves as last built);
-* the VictimTable the last session used (`victim_table`), for the next session to take over.
+* the VictimTable the last session used (`victim_table`), for the next session to take over;
+* how many of the last session's jobs have each set of request facts NodeFit reads (`request_facts`).
 
 Reuse is checked (the same NodeObj objects in the same order, no pod on the node and, for NodeFit's part,
 no change of NodeObjs since it was made; the same queue specs and total for capacity's tree), so a changed
@@ -72,6 +73,9 @@ class SnapshotCache:
         self.all_tasks: tuple[dict[str, Job], dict[str, Any]] | None = None  # the last session's jobs, all_tasks
         self.node_base: Any = None  # capacity.nodefit.NodeBase of the last NodeList (NodeFit keeps it)
         self.fit_tables: Any = None  # the last released session's NodeFit.tables()
+        # How many of the last session's jobs (its `jobs` dict, paired by identity) have each request_facts
+        # (nodefit._jobs_facts).
+        self.request_facts: tuple[dict[str, Job], dict[Any, int]] | None = None
         self.plugin_state: dict[str, Any] = {}  # per plugin, what it keeps (each checks it still applies)
         # The VictimTable (reclaim, preempt) the last session used, for the next session only (`take_victim_table`).
         self.victim_table: Any = None

@@ -13,6 +13,7 @@ import pytest
 from capacity.cluster import Cluster, revision
 from capacity.framework.pod_reading import PodReading
 from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.nodefit import session_request_facts
 from capacity.resources import Resource
 from capacity.scheduler import open_session
 from capacity.sim import SimOptions, Simulator
@@ -182,6 +183,8 @@ def _same_session(c: Cluster, cache: SnapshotCache) -> int:
         assert all(t in ssn.loose for t in node.mirror.values() if t.uid not in ssn.all_tasks)
         assert [_amounts(r) for r in (node.idle, node.used, node.releasing)] == \
             [_amounts(r) for r in (other.idle, other.used, other.releasing)]
+    # (NodeFit's request facts, carried from the last session's count with the cache)
+    assert session_request_facts(ssn) == session_request_facts(plain)
     kept = len(ssn.jobs) - len(ssn.fresh_jobs)
     ssn.close()
     cache.keep()
@@ -253,3 +256,21 @@ def test_a_podgroup_moved_to_a_queue_that_does_not_exist_leaves_the_session() ->
     _same_session(c, cache)
     ssn = open_session(c, Trace(enabled=False), cache=cache)
     assert uid not in ssn.jobs
+
+
+def test_request_facts_carried_from_session_to_session_drop_a_name_no_job_asks_any_more() -> None:
+    """NodeFit's request facts are counted per job and carried: when the one job asking for a GPU asks for
+    none any more, the name leaves them, as a cache-less session finds."""
+    c = _cluster(2)
+    for pod in c.pods.values():
+        pod.resreq = Resource(cpu=100.0, memory=1024.0 ** 2)
+    pod = next(iter(c.pods.values()))
+    pod.resreq = Resource(cpu=100.0, memory=1024.0 ** 2, scalars={"nvidia.com/gpu": 1000.0})
+    cache = SnapshotCache()
+    _same_session(c, cache)
+    ssn = open_session(c, Trace(enabled=False), cache=cache)
+    assert any("nvidia.com/gpu" in names for names, _ in session_request_facts(ssn))
+    ssn.close()
+    cache.keep()
+    pod.resreq = Resource(cpu=100.0, memory=1024.0 ** 2)
+    _same_session(c, cache)
