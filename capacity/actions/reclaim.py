@@ -192,15 +192,23 @@ def _fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any]
     fit = ssn.node_fit()
     if fit is None or not fit.exact or not ssn.victim_bound_exact():
         return None
+    table = victim_table(ssn, fit)
+    cand = table.reclaimees(ssn, job.queue)
+    if possible is not None and table.room_nowhere(task, cand, possible, "reclaim"):
+        # (no node to visit; the nodes passed over are named only in a trace, and with tracing on
+        # `possible` is None)
+        return _NOWHERE, _NOWHERE
     keep = ~unresolvable_mask(fit, fit_errors)
     pv = ssn.predicate_vector(task, keep)
     if pv is None:
         return None
     keep &= ~pv.unresolvable
-    table = victim_table(ssn, fit)
-    has, room = table.plan(task, table.reclaimees(ssn, job.queue), keep, possible, pool="reclaim")
+    has, room = table.plan(task, cand, keep, possible, pool="reclaim")
     has &= keep
     return (has & room).nonzero()[0], (has & ~room).nonzero()[0]
+
+
+_NOWHERE = np.zeros(0, dtype=np.intp)
 
 
 def validate_victims(task: Task, node, victims: list[Task]) -> bool:  # noqa: ANN001

@@ -289,6 +289,17 @@ class VictimTable:
             room = room & self._room(task, self._allowed(possible, rows))
         return has, room
 
+    def room_nowhere(self, task: Task, rows: np.ndarray, possible: VictimBound, pool: Any) -> bool:
+        """True if `plan(task, rows, keep, possible, pool)` finds no node to visit whatever `keep` is: on
+        no node at all does the task fit beside every candidate, or beside those the bounds allow among
+        the pool's (a superset of what they allow among `rows`: see `plan`). So the nodes a preemptor may
+        not use (its predicates, its unresolvable fit errors) need not be worked out."""
+        room = self._room(task, rows)
+        if not room.any():
+            return True
+        wide = self._allowed_in_pool(possible, pool)
+        return wide is not None and not (room & self._room(task, wide & rows)).any()
+
     def _allowed_in_pool(self, possible: VictimBound, pool: Any) -> np.ndarray | None:
         """`_allowed` over every row of the `_status_rows` pool, kept per bound keys until the statuses
         are read again (as the flags are); None if a bound has no key (its answers are not shared)."""

@@ -382,40 +382,58 @@ def test_a_victim_tables_sums_are_its_rows_requests_added_up(cpus: tuple[float, 
 
 
 @pytest.mark.parametrize("conf", ["flat", *sorted(CONFS)])
-@pytest.mark.parametrize("seed", range(3))
-def test_a_plan_from_the_pool_bound_visits_and_passes_over_the_same_nodes(
-        conf: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_plan_from_the_pool_bound_visits_the_same_nodes(conf: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """reclaim's plan may answer from what the plugins allow among every reclaim candidate (the pool)
-    before asking them about one preemptor's candidates: the nodes it visits and passes over are those
-    of the exact plan, for every pending task of every queue; both ways of answering are met."""
+    before asking them about one preemptor's candidates, and before working out the nodes the preemptor may
+    not use: the nodes it visits are those of the exact plan, for every pending task of every queue. All
+    three ways of answering are met (nowhere to go, decided by the pool, asked exactly)."""
+    from capacity.actions.victim_bound import VictimTable
+
+    real_allowed, real_nowhere = VictimTable._allowed, VictimTable.room_nowhere
+    ways = {"nowhere": 0, "exact": 0}
+
+    def counted(self: VictimTable, possible: Any, rows: np.ndarray) -> np.ndarray:
+        ways["exact"] += rows is not self._status_rows("reclaim")  # (the pool's rows are asked as they are)
+        return real_allowed(self, possible, rows)
+
+    def nowhere(self: VictimTable, *args: Any) -> bool:
+        got = real_nowhere(self, *args)
+        ways["nowhere"] += got
+        return got
+
+    monkeypatch.setattr(VictimTable, "_allowed", counted)
+    monkeypatch.setattr(VictimTable, "room_nowhere", nowhere)
+    seen = {"nowhere": 0, "exact": 0, "pool": 0}
+    for seed in range(3):
+        _check_plans(seed, conf, ways, seen)
+    assert all(seen.values()), seen
+
+
+def _check_plans(seed: int, conf: str, ways: dict[str, int], seen: dict[str, int]) -> None:
+    """Each pending task's reclaim plan against the exact one, VictimTable.plan without the pool (see the
+    test above); counts in `seen` how each was answered, from the counters in `ways`."""
     from capacity.actions.reclaim import _fast_plan
-    from capacity.actions.victim_bound import VictimTable, bound_for
+    from capacity.actions.victim_bound import VictimTable, bound_for, victim_table
+    from capacity.nodefit import unresolvable_mask
 
     ssn = session_after_allocate(with_guarantees(random_cluster(seed + 70, BOUND_CONFS[conf], nodes=16, jobs=80),
                                                  seed))
-    real_plan, real_allowed = VictimTable.plan, VictimTable._allowed
-    exact = 0
-
-    def counted(self: VictimTable, possible: Any, rows: np.ndarray) -> np.ndarray:
-        nonlocal exact
-        exact += rows is not self._status_rows("reclaim")  # (the pool's rows are asked once, as they are)
-        return real_allowed(self, possible, rows)
-
-    def without_pool(self: VictimTable, task: Any, rows: np.ndarray, keep: np.ndarray, possible: Any,
-                     pool: Any = None) -> Any:
-        return real_plan(self, task, rows, keep, possible)
-
     pending = [t for t in ssn.all_tasks.values() if t.status == TaskStatus.PENDING]
     assert pending
+    fit = ssn.node_fit()
+    assert fit is not None
     for task in pending:
         job = ssn.jobs[task.job]
-        args = (ssn, task, job, job.nodes_fit_errors.get(task.uid) or {}, bound_for(ssn, "reclaimable", task))
-        monkeypatch.setattr(VictimTable, "_allowed", counted)
-        with_pool = _fast_plan(*args)
-        monkeypatch.setattr(VictimTable, "_allowed", real_allowed)
-        monkeypatch.setattr(VictimTable, "plan", without_pool)
-        plain = _fast_plan(*args)
-        monkeypatch.setattr(VictimTable, "plan", real_plan)
-        assert with_pool is not None and plain is not None
-        assert [a.tolist() for a in with_pool] == [a.tolist() for a in plain], task.key
-    assert 0 < exact < len(pending)  # (some answered from the pool, some not)
+        errors = job.nodes_fit_errors.get(task.uid) or {}
+        possible = bound_for(ssn, "reclaimable", task)
+        before = dict(ways)
+        got = _fast_plan(ssn, task, job, errors, possible)
+        assert got is not None
+        seen[next((w for w in ways if ways[w] > before[w]), "pool")] += 1
+        table = victim_table(ssn, fit)
+        keep = ~unresolvable_mask(fit, errors)
+        pv = ssn.predicate_vector(task, keep)
+        keep &= ~pv.unresolvable
+        has, room = VictimTable.plan(table, task, table.reclaimees(ssn, job.queue), keep, possible)
+        assert got[0].tolist() == (has & keep & room).nonzero()[0].tolist(), task.key
+
