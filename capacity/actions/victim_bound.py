@@ -80,7 +80,12 @@ class VictimTable:
     tasks enter those statuses only in the snapshot or when a discarded eviction returns them to
     Running, and evictions leave them on their node. So the rows are the tasks that are Bound, Running
     or Releasing (evicted, maybe to come back) when it is built: no other task can be a candidate this
-    session (after the first allocate of a cycle at the openb scale, 8,000 Binding tasks and no row)."""
+    session (after the first allocate of a cycle at the openb scale, 8,000 Binding tasks and no row).
+
+    What the table works out is kept as long as what it read: per rows mask the requests summed per node
+    and, per request too, the nodes where a task fits beside them (for the same FutureIdle); per test of
+    a task's fixed fields (`static_answers`) or of a job's own counters (`job_answers`) the answers. A
+    SnapshotCache hands the table, and all of that, to the next session (`_kept`)."""
 
     def __init__(self, ssn: Session, fit: NodeFit) -> None:
         self.fit = fit
