@@ -152,25 +152,30 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
             if job.need_continue_allocating():
                 continue
             break
-        candidates = _nominated_candidates(ssn, task)
-        errors: dict[str, FitError] = {}
-        if not candidates:
-            candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
-        if not candidates:
-            if not job.nodes_fit_errors:
-                ssn.output_log.append(job)
-            job.nodes_fit_errors[task.uid] = errors
-            if trace.enabled:
-                verdict, texts = fit_report(errors, len(ssn.node_list))  # fit_summary and str() of each
-                trace.event("noFit", task.key, verdict, errors=texts)
-            if job.need_continue_allocating():
-                continue
-            break
-        best, pipelined = choose_node(ssn, task, candidates)
+        # Untraced, without a nominated node: the node choice straight from the task's Placement
+        # (_choose_untraced); where that finds none, through predicate_nodes and choose_node.
+        best, pipelined = (None, False) if trace.enabled or task.nominated_node else _choose_untraced(ssn, task)
         if best is None:
-            continue
-        if trace.enabled:
-            trace.event_with("nodeChosen", task.key, best.name, {"feasible": len(candidates), "pipelined": pipelined})
+            candidates = _nominated_candidates(ssn, task)
+            errors: dict[str, FitError] = {}
+            if not candidates:
+                candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
+            if not candidates:
+                if not job.nodes_fit_errors:
+                    ssn.output_log.append(job)
+                job.nodes_fit_errors[task.uid] = errors
+                if trace.enabled:
+                    verdict, texts = fit_report(errors, len(ssn.node_list))  # fit_summary and str() of each
+                    trace.event("noFit", task.key, verdict, errors=texts)
+                if job.need_continue_allocating():
+                    continue
+                break
+            best, pipelined = choose_node(ssn, task, candidates)
+            if best is None:
+                continue
+            if trace.enabled:
+                trace.event_with("nodeChosen", task.key, best.name,
+                                 {"feasible": len(candidates), "pipelined": pipelined})
         if not pipelined:
             stmt.allocate(task, best)
         else:
@@ -186,6 +191,21 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
     if trace.enabled:
         trace.event("gangDiscard", job.uid, False, ready=job.ready_task_num(), minAvailable=job.min_available)
     return None, False
+
+
+def _choose_untraced(ssn: Session, task: Task) -> tuple[Node | None, bool]:
+    """The node choice from the task's current Placement, untraced: what predicate_nodes over the NodeList
+    and then choose_node answer where this finds a node. A node is chosen only where it has a score, and
+    only candidates have one (Placement: -inf elsewhere), so predicate_nodes would have found candidates:
+    a CandidateList of this Placement at the NodeFit's version, from which choose_node reads the Placement
+    alone (_choose_from_placement), nothing changing the nodes in between. (None, False) where no node is
+    chosen so, or the NodeFit or a placement key is missing: the caller takes the general path, which tells
+    no candidate (noFit) from candidates without a score."""
+    fit = ssn.node_fit()
+    placement = fit.placement(task) if fit is not None else None
+    if placement is None:
+        return None, False
+    return _choose_from_placement(ssn, task, placement)
 
 
 def _nominated_candidates(ssn: Session, task: Task) -> list[Node]:

@@ -77,3 +77,22 @@ def test_a_score_tie_is_recorded_with_every_tied_node(sizes: tuple[str, ...], ti
     else:
         assert result.binds == {"ns1/p": tied[0]}
         assert len(ties) == 1 and list(ties[0]["detail"]["tied"]) == tied
+
+
+# ---- allocate's untraced node choice ---------------------------------------------------------------------
+@pytest.mark.parametrize("traced", [True, False])
+def test_a_task_that_fits_only_future_idle_is_pipelined(traced: bool) -> None:
+    """The node's only room is held by a terminating pod: the task fits FutureIdle, not Idle, so it is
+    pipelined onto the node (gradient G2), not bound, with or without a trace (the untraced choice reads
+    the task's placement directly: allocate._choose_untraced)."""
+    from capacity.scheduler import run_cycle
+    from tests.builders import cluster, conf, pod, podgroup
+    objs = [conf("allocate", [{"name": "gang"}], [{"name": "predicates"}, {"name": "proportion"},
+                                                  {"name": "nodeorder"}]),
+            node("n1", cpu="4", memory="8Gi"), node("n2", cpu="1", memory="8Gi"), queue("q"),
+            podgroup("old", "q", phase="Running"),
+            pod("old", "old", {"cpu": "4", "memory": "1Gi"}, node_name="n1", deletionTimestamp="2024-01-01T00:00:00Z"),
+            podgroup("new", "q"), pod("new", "new", {"cpu": "2", "memory": "1Gi"})]
+    result = run_cycle(cluster(*objs), Trace(enabled=traced))
+    assert result.binds == {}
+    assert result.pipelined == {"ns1/new": ["n1"]}
