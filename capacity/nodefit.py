@@ -185,6 +185,35 @@ def _jobs_facts(ssn: Session) -> dict[tuple[frozenset[str], bool], int]:
     return counts
 
 
+def row_reader(scalar_dims: list[str]) -> Callable[[Resource], list[float]]:
+    """A resource's values in table order (cpu, memory, then these scalars, 0.0 where missing), as a list.
+    Written out for up to two scalar dimensions (the usual pods and GPU): NodeFit reads two or three of
+    these per refreshed node, once per bind, and a comprehension costs its own frame."""
+    if len(scalar_dims) == 1:
+        (k0,) = scalar_dims
+
+        def row1(r: Resource) -> list[float]:
+            s = r.scalars
+            return [r.cpu, r.memory, s.get(k0, 0.0)] if s else [r.cpu, r.memory, 0.0]
+
+        return row1
+    if len(scalar_dims) == 2:
+        k0, k1 = scalar_dims
+
+        def row2(r: Resource) -> list[float]:
+            s = r.scalars
+            return [r.cpu, r.memory, s.get(k0, 0.0), s.get(k1, 0.0)] if s else [r.cpu, r.memory, 0.0, 0.0]
+
+        return row2
+    zeros = [0.0] * len(scalar_dims)
+
+    def row(r: Resource) -> list[float]:
+        s = r.scalars
+        return [r.cpu, r.memory, *[s.get(k, 0.0) for k in scalar_dims]] if s else [r.cpu, r.memory, *zeros]
+
+    return row
+
+
 class NodeBase:
     """What NodeFit derives from a NodeList's allocatable alone: names and positions, the allocatable
     table and an empty node's rows per set of dimensions, pod limits, whether the values are integral.
@@ -253,10 +282,13 @@ class NodeFit:
         self.dims_key = tuple(self.dims)
         self.col = {name: i for i, name in enumerate(self.dims)}
         self.scalar_dims = self.dims[2:]
+        self._row = row_reader(self.scalar_dims)
         self.alloc, empty_rows = base.table(self.dims)
         shape = self.alloc.shape
         self.state = np.zeros((3, *shape))  # FutureIdle, Idle, Used
-        self.fi, self.idle, self.used = self.state
+        self.fi, self.idle, self._used = self.state
+        # Nodes the per-node refresh brought up to date but for their Used column (read only by `used`).
+        self._used_stale: set[int] = set()
         # The same memory flat, for writing one node's column a value at a time (`refresh`): some twice as
         # fast as numpy's assignment of a few values, which a cycle makes once per allocated task.
         self._state_flat = memoryview(self.state.reshape(-1))
@@ -316,6 +348,7 @@ class NodeFit:
             node.index = i
             node.fit = self
         self.refresh()
+        self._write_used()  # (every table complete from the start)
 
     def tables(self) -> tuple[Any, ...]:
         """What the next NodeFit on the same NodeBase and dimensions can start from (SnapshotCache.fit_tables):
@@ -324,8 +357,32 @@ class NodeFit:
         node but those changed since (a placement carried over and not used here is not handed on: it also
         misses the nodes this session read again), and what their answers were worked out under."""
         placed = {key: (p.cand, p.s1, p.s2) for key, p in self.placements.items()}
+        self._write_used()
         return (self.base, self.dims_key, self.state, self.mirror_sums, self.fi_rows, self.idle_rows,
                 self.pods_list, self.sums, list(self.nodes), placed, (self.ssn.conf, self.ssn.options, self.exact))
+
+    @property
+    def used(self) -> np.ndarray:
+        """The Used table. The per-node refresh leaves a node's Used column to be written at the first read
+        after it (`_write_used`); allocate, which refreshes a node per bind, never reads it."""
+        self._write_used()
+        return self._used
+
+    def _write_used(self) -> None:
+        """The Used columns the per-node refresh left out: each node's current Used, which for a node not
+        changed since (not dirty, the state in which every table is read: after Session.node_fit) is the one
+        that refresh read."""
+        stale = self._used_stale
+        if stale:
+            flat, n, row = self._state_flat, self.n, self._row
+            base = 2 * self.state.shape[1] * n
+            nodes = self.nodes
+            for i in stale:
+                k = base + i
+                for v in row(nodes[i].used):
+                    flat[k] = v
+                    k += n
+            stale.clear()
 
     def shared(self, key: Any, make: Callable[[], Any]) -> Any:
         """What a plugin derives from the NodeList's fixed parts alone (allocatable, labels, taints, cordons),
@@ -351,17 +408,25 @@ class NodeFit:
             return
         pods = self.pods_list[i]
         nzc, nzm, c, m, g = self.sums[i]
-        for t, sign in ((removed, -1), (added, 1)):
-            if t is None:
-                continue
-            r = t.resreq
-            rc, rm = r.cpu, r.memory
-            pods += sign
-            nzc += sign * (rc if rc > 0 else DEFAULT_MILLI_CPU)
-            nzm += sign * (rm if rm > 0 else DEFAULT_MEMORY)
-            c += sign * rc
-            m += sign * rm
-            g += sign * (r.scalars or {}).get(GPU, 0.0)
+        # (x - v is x + -v in IEEE arithmetic, and -v is exact: the removed task's values are subtracted)
+        if removed is not None:
+            r = removed.resreq
+            rc, rm, s = r.cpu, r.memory, r.scalars
+            pods -= 1
+            nzc -= rc if rc > 0 else DEFAULT_MILLI_CPU
+            nzm -= rm if rm > 0 else DEFAULT_MEMORY
+            c -= rc
+            m -= rm
+            g -= s.get(GPU, 0.0) if s else 0.0
+        if added is not None:
+            r = added.resreq
+            rc, rm, s = r.cpu, r.memory, r.scalars
+            pods += 1
+            nzc += rc if rc > 0 else DEFAULT_MILLI_CPU
+            nzm += rm if rm > 0 else DEFAULT_MEMORY
+            c += rc
+            m += rm
+            g += s.get(GPU, 0.0) if s else 0.0
         self._set_mirror_sums(i, pods, (nzc, nzm, c, m, g))
 
     def _set_mirror_sums(self, i: int, pods: int, sums: tuple[float, float, float, float, float]) -> None:
@@ -377,12 +442,6 @@ class NodeFit:
         """FutureIdle plus the requests of possible victims: no victim set on a node frees more (requests
         are never negative). Exact only with integral quantities (`exact`), which callers check."""
         return self.fi + victims
-
-    def _row(self, r: Resource) -> list[float]:
-        s = r.scalars
-        if not s:
-            return [r.cpu, r.memory, *([0.0] * len(self.scalar_dims))]
-        return [r.cpu, r.memory, *[s.get(k, 0.0) for k in self.scalar_dims]]
 
     def refresh(self) -> None:
         dirty = self.dirty
@@ -403,27 +462,29 @@ class NodeFit:
                 idle_rows[i] = [*ir, 0.0]
                 fi_rows[i] = [*fr, 0.0]
         else:
-            # state[:, :-1, i] = (fi_row, idle_row, used_row), a value at a time (see _state_flat)
+            # state[:2, :-1, i] = (fi_row, idle_row), a value at a time (see _state_flat); the Used column
+            # is written at its next read (`used`)
             flat, n = self._state_flat, self.n
             plane = self.state.shape[1] * n
             for i in dirty:
                 node = nodes[i]
                 idle_row = row(node.idle)
-                fi_row = idle_row if _settled(node) else row(node.future_idle())
-                k = i
-                for v in fi_row:
-                    flat[k] = v
-                    k += n
                 k = plane + i
                 for v in idle_row:
                     flat[k] = v
                     k += n
-                k = 2 * plane + i
-                for v in row(node.used):
+                padded = idle_rows[i] = [*idle_row, 0.0]
+                if _settled(node):  # (FutureIdle is Idle: the same values, the same padded row, never changed)
+                    fi_row = idle_row
+                    fi_rows[i] = padded
+                else:
+                    fi_row = row(node.future_idle())
+                    fi_rows[i] = [*fi_row, 0.0]
+                k = i
+                for v in fi_row:
                     flat[k] = v
                     k += n
-                idle_rows[i] = [*idle_row, 0.0]
-                fi_rows[i] = [*fi_row, 0.0]
+            self._used_stale.update(dirty)
         log = self.log
         start = len(log)
         log.extend(dirty)
