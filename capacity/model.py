@@ -248,17 +248,39 @@ class Job:
             self.allocated.add(task.resreq)
 
     def update_task_status(self, task: Task, status: int) -> None:
-        """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks."""
+        """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks.
+
+        `_index_remove(old, uid)` then `_index_add(status, task)`, written out (allocate moves every placed
+        task twice, Allocated then Binding): the same buckets and counters, changed in the same order."""
         old = task.status
         if not self.changed:
             self.changed = True
             if self.change_log is not None:
                 self.change_log.append(self)
-        self._index_remove(old, task.uid)
-        was_alloc = bool(old & ALLOCATED_STATUSES)
+        uid = task.uid
+        index = self.index
+        bucket = index.get(old)
+        if bucket is not None:
+            gone = bucket.pop(uid, None)
+            if gone is not None:
+                self._index_forget(old, gone)
         task.status = status
-        self._index_add(status, task)
-        now_alloc = bool(status & ALLOCATED_STATUSES)
+        bucket = index.get(status)
+        if bucket is None:
+            bucket = index[status] = {}
+        else:
+            gone = bucket.get(uid)
+            if gone is not None:
+                self._index_forget(status, gone)
+        bucket[uid] = task
+        if status in READY_STATUSES:
+            self.ready_num += 1
+            self.order_key = None
+        elif status == S.PENDING and task.best_effort:
+            self.pending_best_effort_num += 1
+            self.order_key = None
+        was_alloc = old & ALLOCATED_STATUSES
+        now_alloc = status & ALLOCATED_STATUSES
         if was_alloc and not now_alloc:
             self.allocated.sub(task.resreq)
         elif now_alloc and not was_alloc:

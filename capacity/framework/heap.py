@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -82,35 +83,44 @@ class KeyedQueue(Generic[T]):
     on the layout.
     """
 
-    __slots__ = ("_entries", "_sorted", "key")
+    __slots__ = ("_entries", "_sorted", "_head", "key")
 
     def __init__(self, key: Callable[[T], Any]) -> None:
         self._entries: list[tuple[Any, T]] = []
         self._sorted = False
+        self._head = 0  # once sorted, the entries before this one are popped (one index step, no list shift)
         self.key = key
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) - self._head
 
     def empty(self) -> bool:
-        return not self._entries
+        return len(self._entries) == self._head
 
     def push(self, item: T) -> None:
         entry = (self.key(item), item)
         if self._sorted:
-            insort(self._entries, entry)
+            insort(self._entries, entry, lo=self._head, key=_first)
         else:
             self._entries.append(entry)
 
     def pop(self) -> T:
         entries = self._entries
         if not self._sorted:
-            entries.sort()  # (keys never tie: no two items are compared)
+            # By key alone: keys never tie, so this is the order of the pairs, and a comparison of two
+            # pairs would compare their keys twice (equal? then less?).
+            entries.sort(key=_first)
             self._sorted = True
-        key, item = entries.pop(0)
+        head = self._head
+        key, item = entries[head]
+        entries[head] = None  # type: ignore[call-overload]  # (let the popped item go)
+        self._head = head + 1
         if self.key(item) != key:
             raise RuntimeError(f"the order of {item!r} changed while it was in a KeyedQueue")
         return item
+
+
+_first = itemgetter(0)
 
 
 def memoized(less: Callable[[T, T], bool]) -> Callable[[T, T], bool]:

@@ -1154,7 +1154,19 @@ def _job_key(key_fns: tuple[Callable[[Job], Any], ...], log: list[Job]) -> Calla
             log.append(job)
         return k
 
-    return key
+    if len(key_fns) != 2:
+        return key
+    f0, f1 = key_fns
+
+    def key2(job: Job) -> tuple[Any, ...]:
+        """`key` for two plugin keys (the usual priority and gang), the tuple written out."""
+        k = job.order_key
+        if k is None:
+            k = job.order_key = (f0(job), f1(job), job.creation, job.uid)
+            log.append(job)
+        return k
+
+    return key2
 
 
 def _keyed_job_less(key: Callable[[Job], tuple[Any, ...]]) -> Callable[[Job, Job], bool]:
