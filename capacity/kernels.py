@@ -248,14 +248,26 @@ def _queue_push(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any) ->
         j = i
 
 
-_queue_less_compiled: Any = _queue_less  # the compiled one once queue_heap_loops() made it
+def _queue_push_pop(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any) -> int:
+    """`_queue_push` of item onto the first n items of h, then `_queue_pop` of the n + 1: allocate's turn
+    that puts its queue back, and the next turn's pop, in one call."""
+    _queue_push_compiled(h, n, item, hier, meta, share)
+    return _queue_pop_compiled(h, n + 1, hier, meta, share)  # type: ignore[no-any-return]
+
+
+_queue_less_compiled: Any = _queue_less  # the compiled ones once queue_heap_loops() made them
+_queue_pop_compiled: Any = _queue_pop
+_queue_push_compiled: Any = _queue_push
 
 
 def queue_heap_loops() -> Any:
-    """(pop, push, less) compiled; None without numba. `less` is compiled first: the two others call it."""
-    global _queue_less_compiled
+    """(pop, push, less, push_pop) compiled; None without numba. Each is compiled after those it calls
+    (`less`, then pop and push, then push_pop)."""
+    global _queue_less_compiled, _queue_pop_compiled, _queue_push_compiled
     less = _compiled(_queue_less)
     if less is None:
         return None
     _queue_less_compiled = less
-    return _compiled(_queue_pop), _compiled(_queue_push), less
+    _queue_pop_compiled = pop = _compiled(_queue_pop)
+    _queue_push_compiled = push = _compiled(_queue_push)
+    return pop, push, less, _compiled(_queue_push_pop)

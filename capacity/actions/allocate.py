@@ -97,27 +97,38 @@ def allocate_queues(ssn: Session, queues: Any,
     # Session.describe_queue's plugins, looked up once: what allocateJob records of the queue.
     describers = [d for p in ssn.plugins.values() if (d := getattr(p, "describe_queue", None)) is not None] \
         if trace.enabled else []
-    while queues:
-        queue = queues.pop()
-        if ssn.overused(queue):
-            trace.event("queueOverused", queue.name, True)
-            continue
-        jobs = jobs_by_queue.get(queue.name)
-        if not jobs:
-            continue
-        job = jobs.pop()
-        if trace.enabled:
-            detail = {"priority": job.priority, "ready": job.ready_task_num()}
-            for describe in describers:
-                detail.update(describe(queue))
-            trace.event_with("allocateJob", job.uid, queue.name, detail)
-        tasks = worksheets[job.uid]
-        stmt, ready = _allocate_for_tasks(ssn, job, tasks, queue)
-        if stmt is not None and ready:
-            stmt.commit()
-            if tasks.items:
-                jobs.push(job)
-        queues.push(queue)
+    queue = queues.pop() if queues else None
+    while queue is not None:
+        if _allocate_turn(ssn, queue, jobs_by_queue, worksheets, describers):
+            queue = queues.push_pop(queue)  # (pushed back, and the next pop: in one step where the heap can)
+        else:
+            queue = queues.pop() if queues else None
+
+
+def _allocate_turn(ssn: Session, queue: QueueSpec, jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]],
+                   worksheets: dict[str, PriorityQueue[Task]], describers: list[Any]) -> bool:
+    """One turn of allocateResources on a popped queue: its best job's tasks placed; True if the queue goes
+    back into the heap."""
+    trace = ssn.trace
+    if ssn.overused(queue):
+        trace.event("queueOverused", queue.name, True)
+        return False
+    jobs = jobs_by_queue.get(queue.name)
+    if not jobs:
+        return False
+    job = jobs.pop()
+    if trace.enabled:
+        detail = {"priority": job.priority, "ready": job.ready_task_num()}
+        for describe in describers:
+            detail.update(describe(queue))
+        trace.event_with("allocateJob", job.uid, queue.name, detail)
+    tasks = worksheets[job.uid]
+    stmt, ready = _allocate_for_tasks(ssn, job, tasks, queue)
+    if stmt is not None and ready:
+        stmt.commit()
+        if tasks.items:
+            jobs.push(job)
+    return True
 
 
 def allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task], queue: QueueSpec) -> Statement | None:

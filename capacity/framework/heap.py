@@ -64,6 +64,11 @@ class PriorityQueue(Generic[T]):
             i = j
         return h.pop()
 
+    def push_pop(self, item: T) -> T:
+        """`push(item)`, then `pop()` (the interface of a queue heap: CapacityQueueHeap does both in one step)."""
+        self.push(item)
+        return self.pop()
+
     def clone(self) -> PriorityQueue[T]:
         q: PriorityQueue[T] = PriorityQueue(self.less)
         q.items = list(self.items)

@@ -43,7 +43,7 @@ class CapacityQueueHeap:
 
     def __init__(self, plugin: CapacityPlugin, queues: list[QueueSpec], tie: Callable[[Any, Any], bool],
                  loops: Any) -> None:
-        self._pop, self._push, _less = loops
+        self._pop, self._push, _less, self._push_pop = loops
         self._queues = queues
         pos = self._pos = {q.name: i for i, q in enumerate(queues)}
         n = len(queues)
@@ -95,14 +95,24 @@ class CapacityQueueHeap:
         return self._n == 0
 
     def push(self, queue: QueueSpec) -> None:
+        i = self._take_shares(queue)
+        self._push(self._h, self._n, i, *self._args)
+        self._n += 1
+
+    def push_pop(self, queue: QueueSpec) -> QueueSpec:
+        """`push(queue)` then `pop()`, the same sifts in one compiled call (nothing moves a share between)."""
+        i = self._take_shares(queue)
+        return self._queues[self._push_pop(self._h, self._n, i, *self._args)]
+
+    def _take_shares(self, queue: QueueSpec) -> int:
+        """The queue's position, once the shares of it and its ancestors are copied in (see the module)."""
         i = self._pos[queue.name]
         share = self.share
         for p, attr in self._path[i]:
             share[p] = attr.share
         if self.verify:
             self._check()
-        self._push(self._h, self._n, i, *self._args)
-        self._n += 1
+        return i
 
     def pop(self) -> QueueSpec:
         if self.verify:

@@ -156,3 +156,34 @@ def test_small_queue_lists_and_few_pops_keep_the_python_heap(monkeypatch: pytest
     monkeypatch.setattr(capacity_heap, "MIN_QUEUES", 0)
     assert isinstance(ssn.queue_heap(capacity_heap.MIN_POPS - 1), PriorityQueue)
     assert isinstance(ssn.queue_heap(capacity_heap.MIN_POPS), CapacityQueueHeap)
+
+
+@pytest.mark.parametrize("hierarchy", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_push_pop_is_a_push_then_a_pop(hierarchy: bool, seed: int) -> None:
+    """allocate puts its queue back and pops the next in one call (push_pop): the compiled one pops what the
+    Python heap pops after a push and a pop, shares moving in between as allocations move them."""
+    rnd = random.Random(seed)
+    ssn = open_session(load_objects(_tree(rnd, hierarchy)), Trace(enabled=False))
+    plugin = ssn.plugins["capacity"]
+    python = PriorityQueue(plugin.queue_less(_queue_tie))
+    compiled = CapacityQueueHeap(plugin, list(ssn.queues.values()), _queue_tie, kernels.queue_heap_loops())
+    queues = [q for q in ssn.queues.values() if q.name != "root"]
+    rnd.shuffle(queues)
+    for q in queues:
+        python.push(q)
+        compiled.push(q)
+    shares = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]
+    a = python.pop()
+    assert compiled.pop() is a
+    for _ in range(4 * len(queues)):
+        attr = plugin.attrs.get(a.name)
+        for x in (attr, *attr.ancestors) if attr is not None else ():
+            x.share = rnd.choice(shares)
+        b = compiled.push_pop(a)
+        python.push(a)
+        a = python.pop()
+        assert b is a
+    while len(python):
+        assert compiled.pop() is python.pop()
+    assert len(compiled) == 0
