@@ -70,19 +70,27 @@ def _tree(rnd: random.Random, hierarchy: bool) -> list[dict[str, Any]]:
     return objs
 
 
-@pytest.mark.parametrize("hierarchy", [True, False])
-@pytest.mark.parametrize("seed", range(4))
-def test_pops_as_the_python_heap_while_shares_move(hierarchy: bool, seed: int) -> None:
-    rnd = random.Random(seed)
+def _filled_heaps(rnd: random.Random, hierarchy: bool) -> tuple[Any, PriorityQueue[Any], CapacityQueueHeap, int]:
+    """The capacity plugin of a random tree's session, and both heaps holding every queue but root (leaves
+    and inner queues both: the order has a rule for a leaf against a parent) pushed in a random order, and
+    how many that is."""
     ssn = open_session(load_objects(_tree(rnd, hierarchy)), Trace(enabled=False))
     plugin = ssn.plugins["capacity"]
     python = PriorityQueue(plugin.queue_less(_queue_tie))
     compiled = CapacityQueueHeap(plugin, list(ssn.queues.values()), _queue_tie, kernels.queue_heap_loops())
     queues = [q for q in ssn.queues.values() if q.name != "root"]
     rnd.shuffle(queues)
-    for q in queues:  # leaves and inner queues both: the order has a rule for a leaf against a parent
+    for q in queues:
         python.push(q)
         compiled.push(q)
+    return plugin, python, compiled, len(queues)
+
+
+@pytest.mark.parametrize("hierarchy", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_pops_as_the_python_heap_while_shares_move(hierarchy: bool, seed: int) -> None:
+    rnd = random.Random(seed)
+    plugin, python, compiled, count = _filled_heaps(rnd, hierarchy)
     shares = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]  # few values: equal shares, where deserved and the tie decide
     popped = 0
     while len(python):
@@ -95,7 +103,7 @@ def test_pops_as_the_python_heap_while_shares_move(hierarchy: bool, seed: int) -
                 x.share = rnd.choice(shares)
             python.push(a)
             compiled.push(a)
-    assert len(compiled) == 0 and popped > 2 * len(queues)
+    assert len(compiled) == 0 and popped > 2 * count
 
 
 def _decide(objs: list[dict[str, Any]], compiled: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
@@ -164,19 +172,11 @@ def test_push_pop_is_a_push_then_a_pop(hierarchy: bool, seed: int) -> None:
     """allocate puts its queue back and pops the next in one call (push_pop): the compiled one pops what the
     Python heap pops after a push and a pop, shares moving in between as allocations move them."""
     rnd = random.Random(seed)
-    ssn = open_session(load_objects(_tree(rnd, hierarchy)), Trace(enabled=False))
-    plugin = ssn.plugins["capacity"]
-    python = PriorityQueue(plugin.queue_less(_queue_tie))
-    compiled = CapacityQueueHeap(plugin, list(ssn.queues.values()), _queue_tie, kernels.queue_heap_loops())
-    queues = [q for q in ssn.queues.values() if q.name != "root"]
-    rnd.shuffle(queues)
-    for q in queues:
-        python.push(q)
-        compiled.push(q)
+    plugin, python, compiled, count = _filled_heaps(rnd, hierarchy)
     shares = [0.0, 0.25, 0.5, 0.5, 1.0, 2.0]
     a = python.pop()
     assert compiled.pop() is a
-    for _ in range(4 * len(queues)):
+    for _ in range(4 * count):
         attr = plugin.attrs.get(a.name)
         for x in (attr, *attr.ancestors) if attr is not None else ():
             x.share = rnd.choice(shares)
