@@ -283,11 +283,9 @@ class VictimTable:
         has = np.zeros(fit.n, dtype=bool)
         has[self.node[rows]] = True
         if possible is not None and (room & has).any():
-            wide = None if pool is None else self._allowed_in_pool(possible, pool)
-            if wide is not None:
-                # (the candidates' rows of the wide set: on a node in `keep` and `room`, these are the
-                # same rows as those among `rows` below, and its sums are kept per queue across sessions)
-                wide_room = room & self._room(task, wide & cand)
+            pooled = None if pool is None else self._pool_room(task, cand, possible, pool)
+            if pooled is not None:
+                wide_room = room & pooled
                 if not (wide_room & has).any():
                     return has, wide_room
             rows &= room[self.node]  # elsewhere not even all candidates make room: no need to ask
@@ -302,8 +300,16 @@ class VictimTable:
         room = self._room(task, rows)
         if not room.any():
             return True
+        pooled = self._pool_room(task, rows, possible, pool)
+        return pooled is not None and not (room & pooled).any()
+
+    def _pool_room(self, task: Task, rows: np.ndarray, possible: VictimBound, pool: Any) -> np.ndarray | None:
+        """Nodes where the task fits beside the candidates (`rows`) that the bounds allow among the pool's
+        rows: a superset of where it fits beside those they allow among `rows` alone (see `plan`); None if
+        a bound's answers are not shared. (On a node, the candidates' rows of the wide set are the same
+        whatever the preemptor may use, so the sums are kept per queue across sessions.)"""
         wide = self._allowed_in_pool(possible, pool)
-        return wide is not None and not (room & self._room(task, wide & rows)).any()
+        return None if wide is None else self._room(task, wide & rows)
 
     def _allowed_in_pool(self, possible: VictimBound, pool: Any) -> np.ndarray | None:
         """`_allowed` over every row of the `_status_rows` pool, kept per bound keys until the statuses
