@@ -54,6 +54,7 @@ class Figure:
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
     load: tuple[float, float] = (0.0, 0.0)
+    probe: tuple[float, float] = (0.0, 0.0)  # `_probe()` before and after
     note: str = ""
 
     @property
@@ -76,7 +77,23 @@ class Figure:
             target = f"<= {self.target * scale:g} {self.unit}" if self.target is not None else "-"
         runs = ", ".join(f"{w * scale:.3f}" if self.unit != "x" else f"{w:.2f}" for w in self.wall)
         return (f"{self.name:<34} {value:>12}  cpu {cpu:>12}  {target:<10} {verdict:<5}  "
-                f"load {self.load[0]:.1f}->{self.load[1]:.1f}  runs [{runs}]{'  ' + self.note if self.note else ''}")
+                f"load {self.load[0]:.1f}->{self.load[1]:.1f}  probe {self.probe[0]:.3f}->{self.probe[1]:.3f} s  "
+                f"runs [{runs}]{'  ' + self.note if self.note else ''}")
+
+
+def _probe() -> float:
+    """CPU seconds of a fixed pure-Python loop (the least of three): how fast this shared machine runs the
+    interpreter right now, printed beside every figure. On the 2-core machine of issue 9, with Debian's
+    python3.11, it reads about 0.06 s in a quiet spell and up to half as much again in a slow one: figures
+    taken at different readings are not comparable."""
+    best = float("inf")
+    for _ in range(3):
+        c0 = time.process_time()
+        s = 0
+        for i in range(1_000_000):
+            s += i * i % 7
+        best = min(best, time.process_time() - c0)
+    return best
 
 
 def _load() -> float:
@@ -94,7 +111,7 @@ def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 
 def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[Any], Any]) -> Any:
     """Median of `runs`: `setup()` untimed, then `body(state)` timed."""
-    before = _load()
+    before, probe = _load(), _probe()
     out = None
     for _ in range(runs):
         state = setup()
@@ -102,6 +119,7 @@ def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[An
         fig.wall.append(w)
         fig.cpu.append(c)
     fig.load = (before, _load())
+    fig.probe = (probe, _probe())
     return out
 
 
@@ -143,7 +161,7 @@ def trace_cost(folder: str, runs: int) -> Figure:
     times: dict[str, list[tuple[float, float]]] = {"off": [], "on": []}
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
-    before = _load()
+    before, probe = _load(), _probe()
     for i in range(runs):
         for mode in (("off", "on") if i % 2 == 0 else ("on", "off")):
             out = subprocess.run([sys.executable, "-c", _TRACE_CHILD, folder, mode], capture_output=True,
@@ -151,6 +169,7 @@ def trace_cost(folder: str, runs: int) -> Figure:
             w, c = json.loads(out.stdout.strip().splitlines()[-1])
             times[mode].append((w, c))
     fig.load = (before, _load())
+    fig.probe = (probe, _probe())
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
     fig.wall = [med["on"][0] / med["off"][0]]
     fig.cpu = [med["on"][1] / med["off"][1]]
@@ -247,12 +266,12 @@ def growth(folder: str, runs: int) -> list[Figure]:
              ("doubling queues at fixed pods", {"leaves": 100}, {"leaves": 200}, 1.1))
     for name, small, big, target in cases:
         fig = Figure(name, "x", target)
-        before = _load()
         a, _ = s1(folder, runs, **small)
         b, _ = s1(folder, runs, **big)
         fig.wall = [b.median / a.median]
         fig.cpu = [b.cpu_median / a.cpu_median]
-        fig.load = (before, _load())
+        fig.load = (a.load[0], b.load[1])
+        fig.probe = (a.probe[0], b.probe[1])
         fig.note = f"{a.median:.3f} s -> {b.median:.3f} s"
         figs.append(fig)
     return figs
@@ -281,7 +300,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     openb = os.path.join(args.data, OPENB)
     helios = os.path.join(args.data, HELIOS)
-    print(f"Capacity Lab bench: {os.cpu_count()} CPUs, load {_load():.1f}, median of {args.runs} runs "
+    print(f"Capacity Lab bench: {os.cpu_count()} CPUs, load {_load():.1f}, probe {_probe():.3f} s, "
+          f"Python {sys.version.split()[0]} ({sys.executable}), median of {args.runs} runs "
           f"(replays {args.replay_runs}); data {os.path.abspath(args.data)}", flush=True)
     for name in wanted:
         if name == "s1":

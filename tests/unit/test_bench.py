@@ -5,6 +5,7 @@ Timings are never asserted (DESIGN.md): these tests read the figure lines, not t
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,12 @@ def data_dir(tmp_path: Path) -> str:
     return str(tmp_path)
 
 
+def test_the_header_names_the_interpreter_and_the_machines_speed(data_dir, capsys):
+    code, lines = _bench(capsys, "--data", data_dir, "--only", "steady", "--runs", "1")
+    assert code == 0
+    assert re.match(r"Capacity Lab bench: .*probe \d+\.\d{3} s, Python 3\.\d+\.\d+ \(", lines[0])
+
+
 def _bench(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]:
     code = suite.main(list(argv))
     out = capsys.readouterr()
@@ -33,6 +40,7 @@ def test_steady_is_the_simulators_cycle_and_the_cold_one_a_reference(data_dir, c
     assert code == 0
     steady = next(line for line in lines if line.startswith("steady cycle (S1, everything running)"))
     assert "<= 50 ms" in steady and "the simulator's cache" in steady
+    assert re.search(r"probe \d+\.\d{3}->\d+\.\d{3} s", steady)  # the machine's speed around the figure
     cold = next(line for line in lines if line.startswith("steady cycle, no cache (reference)"))
     assert " ref " in cold and "<=" not in cold and "every object rebuilt" in cold
 
