@@ -127,6 +127,12 @@ class Trace:
         if self.enabled:
             self._pending.append(Reason(plugin, rule, text, values, quirk))
 
+    def again(self, reason: Reason) -> None:
+        """`because` with a reason given before, filed again as the same object (a reason is never changed
+        once given): for a verdict that repeats with the same sentence and numbers, task after task."""
+        if self.enabled:
+            self._pending.append(reason)
+
     def take(self) -> Sequence[Reason]:
         pending = self._pending
         if not pending:

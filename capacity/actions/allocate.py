@@ -166,7 +166,17 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
         # Untraced, without a nominated node: the node choice straight from the task's Placement
         # (_choose_untraced); where that finds none, through predicate_nodes and choose_node.
         best, pipelined = (None, False) if trace.enabled or task.nominated_node else _choose_untraced(ssn, task)
-        if best is None:
+        placement = _traced_placement(ssn, task) if best is None and trace.enabled and not task.nominated_node \
+            else None
+        if placement is not None:
+            # Traced, the task's Placement has candidates: predicate_nodes would hand them over as a
+            # CandidateList of it, and choose_node read it alone (_choose_from_placement), as here.
+            best, pipelined = _choose_from_placement(ssn, task, placement)
+            if best is None:
+                continue
+            trace.event_with("nodeChosen", task.key, best.name,
+                             {"feasible": int(np.count_nonzero(placement.cand)), "pipelined": pipelined})
+        elif best is None:
             candidates = _nominated_candidates(ssn, task)
             errors: dict[str, FitError] = {}
             if not candidates:
@@ -217,6 +227,17 @@ def _choose_untraced(ssn: Session, task: Task) -> tuple[Node | None, bool]:
     if placement is None:
         return None, False
     return _choose_from_placement(ssn, task, placement)
+
+
+def _traced_placement(ssn: Session, task: Task) -> Placement | None:
+    """The task's current Placement if it has a candidate (where predicate_nodes over the NodeList answers
+    with a CandidateList of it: `_predicate_all_nodes`), else None: the caller takes the general path."""
+    fit = ssn.node_fit()
+    placement = fit.placement(task) if fit is not None else None
+    if placement is None:
+        return None
+    cand = placement.cand
+    return placement if cand[int(cand.argmax())] else None
 
 
 def _nominated_candidates(ssn: Session, task: Task) -> list[Node]:

@@ -29,6 +29,7 @@ from capacity.resources import (
     res_max,
     to_dict,
 )
+from capacity.trace import Reason
 
 ROOT = "root"
 FLAT_STATE = "capacity.flat"
@@ -582,7 +583,7 @@ class CapacityPlugin(Plugin):
         self.attrs: dict[str, QueueAttr] = {}
         self._order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]] = {}
         self._task_names: dict[str, frozenset[str]] = {}  # reclaimable_possible: ResourceNames per task
-        self._fit_texts: dict[tuple[str, Any], tuple[str, list[str]]] = {}  # trace: reasons of a fitting path
+        self._fit_reasons: dict[tuple[str, Any], Reason] = {}  # trace: the reason of a fitting path, per path
         # Per queue without a common refusal: its attribute and the levels a check walks (_open_path).
         self._open_paths: dict[str, tuple[QueueAttr, list[QueueAttr]]] = {}
         self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
@@ -1183,13 +1184,15 @@ class CapacityPlugin(Plugin):
                         realCapability=_fmt(a.real_capability, failed))
                 return False
         if self.trace.enabled:
-            # The same path for every task of the queue: one sentence and one list, shared by the reasons.
+            # The same path for every task of the queue: one reason, given again for each.
             key = (attr.name, len(path))
-            fit = self._fit_texts.get(key)
+            fit = self._fit_reasons.get(key)
             if fit is None:
                 names = [a.name for a in path]
-                fit = self._fit_texts[key] = (f"fits the realCapability of {', '.join(names)}", names)
-            self.trace.because(self.name, "realCapability", fit[0], queues=fit[1])
+                fit = self._fit_reasons[key] = Reason(self.name, "realCapability",
+                                                      f"fits the realCapability of {', '.join(names)}",
+                                                      {"queues": names})
+            self.trace.again(fit)
         return True
 
     def job_enqueueable(self, job: Job) -> int:
@@ -1226,12 +1229,13 @@ class CapacityPlugin(Plugin):
                 return REJECT
         if traced:
             key = ("enqueue", attr.name)
-            fit = self._fit_texts.get(key)
+            fit = self._fit_reasons.get(key)
             if fit is None:
                 levels = [a.path() for a in path]
-                fit = self._fit_texts[key] = ("minResources + allocated + inqueue - elastic fit the realCapability "
-                                              f"at every level: {', '.join(levels)}", levels)
-            self.trace.because(self.name, "enqueueRealCapability", fit[0], levels=fit[1])
+                fit = self._fit_reasons[key] = Reason(
+                    self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic fit the "
+                    f"realCapability at every level: {', '.join(levels)}", {"levels": levels})
+            self.trace.again(fit)
         return PERMIT
 
     def job_enqueued(self, job: Job) -> None:
