@@ -128,42 +128,6 @@ def lean_loop() -> Any:
     return _compiled(_update_lean)
 
 
-# ---- allocate's best node with its ties, traced -------------------------------------------------------
-
-
-def _best_ties(scores: Any) -> Any:
-    """(k, best, tied): k = scores.argmax() (the first NaN if any, as numpy answers), best = scores[k], and
-    when best is not NaN the positions whose score equals it (k first: none before it), else none. One
-    pass, and a second only when another position ties: what allocate's traced node choice records."""
-    n = scores.shape[0]
-    k = 0
-    best = scores[0]
-    count = 0
-    for i in range(n):
-        v = scores[i]
-        if v != v:  # NaN
-            return i, v, np.empty(0, dtype=np.int64)
-        if v > best:
-            best = v
-            k = i
-            count = 1
-        elif v == best:
-            count += 1
-    tied = np.empty(count if count > 1 else 0, dtype=np.int64)
-    if count > 1:
-        j = 0
-        for i in range(k, n):
-            if scores[i] == best:
-                tied[j] = i
-                j += 1
-    return k, best, tied
-
-
-def best_ties() -> Any:
-    """The compiled `_best_ties`; None without numba."""
-    return _compiled(_best_ties)
-
-
 # ---- capacity's queue order, for allocate's queue heap ------------------------------------------------
 # Queues are positions 0..n-1. Per position, the columns of `meta` (QUEUE_META): queue priority, whether
 # capacity has an attribute for it, whether it is a leaf, whether its deserved is empty, its rank in the

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from capacity import kernels
 from capacity.fit_report import fit_report
 from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
@@ -23,7 +22,6 @@ from capacity.resources import ZERO
 from capacity.trace import NodeNames
 
 _NO_SCORE = float("-inf")  # a Placement's score where the node is not in the gradient
-_max = np.maximum.reduce
 TIE_NOTE = "Volcano picks at random among equal scores; Capacity Lab takes the first in node order"
 
 
@@ -355,24 +353,14 @@ def _choose_node_vector(ssn: Session, fit: NodeFit, task: Task, idx: np.ndarray)
 def _choose_from_placement(ssn: Session, task: Task, placement: Placement) -> tuple[Node | None, bool]:
     """choose_node from a current Placement: the first best score in G1, else in G2."""
     tracing = ssn.trace.enabled
-    # (traced, where the compiled placement loop runs: the tie check compiled, in the same pass as argmax)
-    ties = kernels.best_ties() if tracing and placement.fit.lean_loop is not None else None
     for scores, pipelined in ((placement.s1, False), (placement.s2, True)):
-        if ties is not None:
-            k, best, tied = ties(scores)
-            if best == _NO_SCORE:
-                continue
-            if len(tied) > 1:
-                names = placement.fit.names
-                ssn.trace.event_with("scoreTie", task.key, names[k], {"tied": NodeNames(names, tied), "note": TIE_NOTE})
-            return ssn.node_list[k], pipelined
-        k = int(scores.argmax())
+        k = int(scores.argmax())  # (the first best; the first NaN if any)
         best = scores.item(k)  # (a Python float: cheaper to compare than numpy's scalar)
         if best == _NO_SCORE:
             continue
-        # argmax is the first best: a tie can only lie after it (one max over the rest, no mask, the usual
-        # answer being no tie; the ufunc's reduce is `max` without its Python wrapper).
-        if tracing and k + 1 < len(scores) and _max(scores[k + 1:]) == best:
+        if tracing:
+            # Every position scoring `best` (none before k: argmax finds the first), in one vectorised pass:
+            # cheaper than a compiled scalar loop finding the best and its ties at once. (A NaN best: none.)
             tied = (scores == best).nonzero()[0]
             if len(tied) > 1:
                 names = placement.fit.names

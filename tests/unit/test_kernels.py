@@ -106,25 +106,3 @@ def test_balanced_values_near_a_whole_number_are_answered_again_in_python() -> N
                             500.0, 1.0, 1, 1, -1e-9, cand, s1, s2, flagged)
     assert n == 1 and flagged[0] == 0
     assert cand.all() and np.isinf(s2).all() and s1[0] == 50 + 100
-
-
-def test_the_compiled_tie_scan_answers_as_numpy() -> None:
-    """allocate's traced node choice: the first best position, its score and every position tied with it,
-    as argmax, == and nonzero answer (NaN first wins and ties with nothing; -0.0 ties with 0.0)."""
-    rng = np.random.default_rng(5)
-    ties = kernels.best_ties()
-    assert ties is not None
-    cases = [np.full(70, -np.inf), np.array([0.0, -0.0, 3.0, 3.0]), np.array([1.0, np.nan, 5.0, np.nan]),
-             np.array([2.0]), np.array([-0.0, 0.0, -1.0])]
-    for _ in range(300):
-        s = rng.choice([-np.inf, 0.0, 10.0, 20.0, 30.0, 35.5], size=int(rng.integers(1, 200)))
-        if rng.random() < 0.1:
-            s[int(rng.integers(0, len(s)))] = np.nan
-        cases.append(s)
-    for s in cases:
-        for fn in (ties, kernels._best_ties):  # compiled and as written
-            k, best, tied = fn(s)
-            assert k == int(s.argmax())
-            assert best == s.item(k) or (np.isnan(best) and np.isnan(s.item(k)))
-            want = (s == s.item(k)).nonzero()[0]
-            assert tied.tolist() == (want.tolist() if len(want) > 1 else [])

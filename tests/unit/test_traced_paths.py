@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from capacity import nodefit
 from capacity.actions import allocate
 from capacity.k8s import load_objects
 from capacity.scheduler import simulate
@@ -60,3 +61,18 @@ def test_each_fitting_queue_path_has_its_own_reason() -> None:
         assert f"p{leaf}" in reason["text"], r
         seen[r["kind"]] += 1
     assert seen == {"allocatable": 4, "jobEnqueueable": 4}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_score_ties_are_those_of_the_reference_path(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every scoreTie record (the first best node and each node tied with it) and every nodeChosen record
+    read off a Placement is what the per-node reference path, without NodeFit, records."""
+    objs = random_cluster(seed + 40, BOUND_CONFS["ancestor"], nodes=24, jobs=60)
+
+    def chosen() -> list[dict[str, Any]]:
+        return [r for r in _records(objs) if r["kind"] in ("scoreTie", "nodeChosen")]
+
+    fast = chosen()
+    assert any(r["kind"] == "scoreTie" and len(r["detail"]["tied"]) > 1 for r in fast)
+    monkeypatch.setattr(nodefit, "ENABLED", False)
+    assert fast == chosen()
