@@ -161,8 +161,9 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
             if job.need_continue_allocating():
                 continue
             break
-        # Untraced, without a nominated node: the node choice straight from the task's Placement
-        # (_choose_untraced); where that finds none, through predicate_nodes and choose_node.
+        # Without a nominated node, the node choice straight from the task's Placement: untraced through
+        # _choose_untraced, traced through _traced_placement (no candidate: the general path, for noFit);
+        # where that finds none, through predicate_nodes and choose_node.
         best, pipelined = (None, False) if trace.enabled or task.nominated_node else _choose_untraced(ssn, task)
         placement = _traced_placement(ssn, task) if best is None and trace.enabled and not task.nominated_node \
             else None
@@ -231,7 +232,12 @@ def _traced_placement(ssn: Session, task: Task) -> Placement | None:
     """The task's current Placement if it has a candidate (where predicate_nodes over the NodeList answers
     with a CandidateList of it: `_predicate_all_nodes`), else None: the caller takes the general path."""
     fit = ssn.node_fit()
-    placement = fit.placement(task) if fit is not None else None
+    return _candidate_placement(fit, task) if fit is not None else None
+
+
+def _candidate_placement(fit: NodeFit, task: Task) -> Placement | None:
+    """The task's current Placement if it has a candidate (no list of them needed to know: the first)."""
+    placement = fit.placement(task)
     if placement is None:
         return None
     cand = placement.cand
@@ -278,13 +284,11 @@ def _predicate_all_nodes(ssn: Session, task: Task) -> tuple[CandidateList, Mappi
     fit = ssn.node_fit()
     if fit is None:
         return None
-    placement = fit.placement(task)
+    placement = _candidate_placement(fit, task)
     if placement is not None:
-        cand = placement.cand
-        if cand[int(cand.argmax())]:  # (the first candidate, if any: no list of them needed to know)
-            version = len(fit.log)
-            return (CandidateList(ssn.node_list, None, placement, version),
-                    DeferredErrors(lambda: _fit_errors(ssn, fit, task), fit, version))
+        version = len(fit.log)
+        return (CandidateList(ssn.node_list, None, placement, version),
+                DeferredErrors(lambda: _fit_errors(ssn, fit, task), fit, version))
     return _fit_errors(ssn, fit, task)
 
 
