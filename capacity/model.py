@@ -215,6 +215,10 @@ class Job:
         if old is not None:
             self._index_forget(status, old)
         bucket[task.uid] = task
+        self._index_count(status, task)
+
+    def _index_count(self, status: int, task: Task) -> None:
+        """The counters of a task just filed under `status` (`_index_forget` takes them back)."""
         if status in READY_STATUSES:
             self.ready_num += 1
             self.order_key = None
@@ -250,8 +254,9 @@ class Job:
     def update_task_status(self, task: Task, status: int) -> None:
         """JobInfo.UpdateTaskStatus: re-index the task so Allocated stays the sum of its tasks.
 
-        `_index_remove(old, uid)` then `_index_add(status, task)`, written out (allocate moves every placed
-        task twice, Allocated then Binding): the same buckets and counters, changed in the same order."""
+        `_index_remove(old, uid)` then `_index_add(status, task)`, their bucket steps written out (allocate
+        moves every placed task twice, Allocated then Binding), their counter rules shared
+        (`_index_forget`, `_index_count`): the same buckets and counters, changed in the same order."""
         old = task.status
         if not self.changed:
             self.changed = True
@@ -273,12 +278,7 @@ class Job:
             if gone is not None:
                 self._index_forget(status, gone)
         bucket[uid] = task
-        if status in READY_STATUSES:
-            self.ready_num += 1
-            self.order_key = None
-        elif status == S.PENDING and task.best_effort:
-            self.pending_best_effort_num += 1
-            self.order_key = None
+        self._index_count(status, task)
         was_alloc = old & ALLOCATED_STATUSES
         now_alloc = status & ALLOCATED_STATUSES
         if was_alloc and not now_alloc:
