@@ -521,10 +521,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
     for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
     accounting. `built(queue)` may hand over an attribute that already holds the accounting of the
     queue's jobs (flat capacity's kept attributes); their jobs are not added again."""
-    total_guarantee = Resource.empty()
-    for q in ssn.queues.values():
-        if q.guarantee is not None:
-            total_guarantee.add(q.guarantee)
+    total_guarantee = sum_guarantees(ssn)
     attrs: dict[str, Any] = {}
     done: set[str] = set()
     unguaranteed = exceeded_part(total, total_guarantee)  # the same for every queue: cloned for each
@@ -542,6 +539,37 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
             continue
         accumulate_job(attr, job)
     return attrs
+
+
+def sum_guarantees(ssn: Session) -> Resource:
+    """totalGuarantee (capacity.go:1057-1063): the guarantees of every queue, with jobs or not."""
+    total_guarantee = Resource.empty()
+    for q in ssn.queues.values():
+        if q.guarantee is not None:
+            total_guarantee.add(q.guarantee)
+    return total_guarantee
+
+
+def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: list[str],
+                  styles: Any) -> dict[str, str]:
+    """Per dimension, how `flat_limits` came to a flat queue's realCapability, with the figures it used:
+    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower."""
+    from capacity.plugins.figures import amount, value_of
+    how: dict[str, str] = {}
+    cap = attr.queue.capability
+    for n in names:
+        t, sg, g = value_of(total, n), value_of(total_guarantee, n), value_of(attr.guarantee, n)
+        base = max(t - sg, 0.0) + g
+        real = value_of(attr.real_capability, n)
+        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)} + its "
+                f"own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}" if sg or g else
+                f"the cluster total {amount(n, t, styles)}; no queue guarantees any")
+        if n not in ("cpu", "memory") and n not in (total.scalars or {}) and n not in (attr.guarantee.scalars or {}):
+            text = "the cluster has none of it"
+        if cap is not None and real < base and real == value_of(attr.capability, n):
+            text += f", clipped by its capability {amount(n, real, styles)}"
+        how[n] = text
+    return how
 
 
 def flat_limits(attr: Any, q: QueueSpec, unguaranteed: Resource) -> Any:
