@@ -15,7 +15,20 @@ from capacity.conf import get_int
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
-from capacity.plugins.figures import amount, amounts, requested, sums, tasks_text, value_of
+from capacity.plugins.figures import (
+    amount,
+    amounts,
+    capability_text,
+    deserved_how,
+    figures,
+    names_of,
+    requested,
+    share_text,
+    summary,
+    sums,
+    tasks_text,
+    value_of,
+)
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -631,6 +644,48 @@ class CapacityPlugin(Plugin):
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
         ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+        if self.trace.enabled and self.ready:
+            self._file_figures()
+
+    # ---- the figures, for a trace ------------------------------------------------------------
+    def _file_figures(self) -> None:
+        """One queueFigures record per queue with attributes: every figure the checks read, and how the
+        build derived it (session open, traced only)."""
+        st = self.styles
+        total_guarantee = None if self.hierarchy else sum_guarantees(self.ssn)
+        seed004 = self.ssn.options.seed004_root_init
+        for name in sorted(self.attrs):
+            attr = self.attrs[name]
+            spec = attr.queue
+            names = names_of(attr.real_capability, attr.deserved, attr.guarantee, attr.capability, pods=False)
+            extra: dict[str, Any] = {}
+            if total_guarantee is not None:
+                cap, cap_how = capability_text(spec.capability, attr, names, st)
+                real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+                des_how = deserved_how(spec.deserved, attr, names, st)
+            elif name == ROOT:
+                filled = "filled from the cluster total" if seed004 else "not set: no limit"
+                empty = spec.capability is None or spec.capability.is_empty()
+                cap, cap_how = capability_text(spec.capability, attr, names, st,
+                                               dict.fromkeys(names, filled) if empty else None)
+                real_how = dict.fromkeys(names, "the cluster total" if seed004 else "root's capability")
+                des_how = ("the cluster total, as root's deserved was not set" if seed004 and (
+                    spec.deserved is None or spec.deserved.is_empty()) else deserved_how(
+                    spec.deserved, attr, names, st, clipped=False) if seed004 else
+                           "the sum of its children's deserved, which replaces root's own")
+                extra["guaranteeHow"] = "as set" if seed004 else "the sum of its children's guarantees"
+            else:
+                parent = attr.ancestors[-1]
+                cap, cap_how = capability_text(spec.capability, attr, names, st, _inherited(spec, parent, names, st))
+                real_how = _tree_real_how(attr, parent, names, st)
+                des_how = deserved_how(spec.deserved, attr, names, st, clipped=False)
+                extra["path"] = attr.path()
+            share_how = share_text(attr, True, st)
+            self.trace.because(self.name, "queueFigures",
+                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name)
+            self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap, capabilityHow=cap_how,
+                             realCapabilityHow=real_how, deservedHow=des_how, shareHow=share_how, **extra,
+                             **figures(attr, st))
 
     # ---- attribute building ------------------------------------------------------------------
     def _build_flat(self) -> None:
@@ -1678,6 +1733,48 @@ class CapacityPlugin(Plugin):
         for attr in self.attrs.values():
             attr.children = {}
             attr.ancestors = []
+
+
+def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+    """The capability dimensions a child took from its parent (checkHierarchicalQueue, capacity.go:1487-1556):
+    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set."""
+    own = spec.capability
+    out = {}
+    for n in names:
+        scalar = n not in ("cpu", "memory")
+        if (own is None or (not scalar and value_of(own, n) <= 0)
+                or (scalar and n not in (own.scalars or {}) and n in (parent.capability.scalars or {}))):
+            v = value_of(parent.capability, n)
+            if scalar and n not in (parent.capability.scalars or {}):
+                continue
+            shown = "no limit" if v >= MAX_FLOAT or (scalar and v >= SCALAR_INFINITY) else amount(n, v, styles)
+            out[n] = f"inherited from parent {parent.name}: {shown}"
+    return out
+
+
+def _tree_real_how(attr: QueueAttr, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+    """How checkHierarchicalQueue set a child's realCapability: max(parent's realCapability - the guarantees of
+    the parent's children, 0) + its own guarantee, then its capability where lower (capacity.go:1525-1532)."""
+    sum_g = Resource.empty()
+    for c in parent.children.values():
+        sum_g.add(c.guarantee)
+    how = {}
+    for n in names:
+        p, sg, g = value_of(parent.real_capability, n), value_of(sum_g, n), value_of(attr.guarantee, n)
+        unlimited = p >= MAX_FLOAT or (n not in ("cpu", "memory") and p >= SCALAR_INFINITY)
+        base = p if unlimited else max(p - sg, 0.0) + g
+        real = value_of(attr.real_capability, n)
+        if unlimited:
+            text = f"parent {parent.name}'s realCapability: no limit"
+        elif sg or g:
+            text = (f"parent {parent.name}'s realCapability {amount(n, p, styles)} - its children's guarantees "
+                    f"{amount(n, sg, styles)} + its own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}")
+        else:
+            text = f"parent {parent.name}'s realCapability {amount(n, p, styles)}"
+        if real < base and real == value_of(attr.capability, n):
+            text += f", clipped by its capability {amount(n, real, styles)}"
+        how[n] = text
+    return how
 
 
 def _keys(tasks: list[Task] | None) -> list[str]:

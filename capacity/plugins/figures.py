@@ -136,14 +136,28 @@ def _or_none(r: Resource, styles: Mapping[str, str] | None) -> str:
     return amounts(r, names, styles) if names else "none"
 
 
-def summary(name: str, shown_cap: Mapping[str, Any], real_how: Mapping[str, str], deserved_how: str,
-            attr: Any, share_how: str, styles: Mapping[str, str] | None) -> str:
+def limit_amount(name: str, v: float, styles: Mapping[str, str] | None) -> str:
+    """A limit's value, "no limit" where Volcano holds its unlimited value (MaxFloat64, MaxInt64)."""
+    unlimited = v >= MAX_FLOAT or (name not in ("cpu", "memory") and v >= SCALAR_INFINITY)
+    return "no limit" if unlimited else amount(name, v, styles)
+
+
+def summary(name: str, shown_cap: Mapping[str, Any], cap_how: Mapping[str, str], real_how: Mapping[str, str],
+            deserved_how: str, attr: Any, share_how: str, styles: Mapping[str, str] | None) -> str:
     """The record's sentence: every figure beside the others."""
-    cap = ", ".join(f"{n} {v if isinstance(v, str) else amount(n, v, styles)}" for n, v in shown_cap.items())
-    real = "; ".join(f"{n} {amount(n, value_of(attr.real_capability, n), styles)} ({how})"
+    caps = []
+    for n, v in shown_cap.items():
+        text = f"{n} {v if isinstance(v, str) else amount(n, v, styles)}"
+        how = cap_how.get(n, "")
+        if how.startswith("inherited"):
+            text += f" ({how.split(':')[0]})"
+        elif how.startswith("not set (0"):
+            text += " (0 reads as no limit)"
+        caps.append(text)
+    real = "; ".join(f"{n} {limit_amount(n, value_of(attr.real_capability, n), styles)} ({how})"
                      for n, how in real_how.items())
     dims = names_of(attr.deserved, attr.allocated, pods=False)
-    return (f"queue {name}: capability {cap}; realCapability {real}; deserved "
+    return (f"queue {name}: capability {', '.join(caps)}; realCapability {real}; deserved "
             f"{amounts(attr.deserved, dims, styles)} ({deserved_how}); guarantee "
             f"{_or_none(attr.guarantee, styles)}; allocated "
             f"{amounts(attr.allocated, dims, styles)}; inqueue {amounts(attr.inqueue, dims, styles)}; elastic "
@@ -160,3 +174,28 @@ def queue_numbers(ssn: Any, queue: str) -> tuple[str, Resource, float, Resource]
             if attr is not None and all(hasattr(attr, f) for f in ("allocated", "share", "deserved")):
                 return plugin.name, attr.allocated.clone(), attr.share, attr.deserved
     return None
+
+
+def deserved_how(spec: Resource | None, attr: Any, names: list[str], styles: Mapping[str, str] | None,
+                 clipped: bool = True) -> str:
+    """How a capacity queue's deserved came from spec.deserved: as set, clipped to realCapability (flat
+    mode only: `clipped`), raised to its guarantee (capacity.go:1150-1159, 1487-1556)."""
+    parts = []
+    for n in names:
+        scalar = n not in ("cpu", "memory")
+        set_to = None if spec is None or (scalar and n not in (spec.scalars or {})) else value_of(spec, n)
+        d, g, r = value_of(attr.deserved, n), value_of(attr.guarantee, n), value_of(attr.real_capability, n)
+        if set_to is None or (set_to == 0 and not scalar):
+            if d and d == g:
+                parts.append(f"{n} not set, raised to its guarantee {amount(n, g, styles)}")
+            continue
+        if d == set_to:
+            parts.append(f"{n} as set")
+        elif clipped and d < set_to and d == r:
+            parts.append(f"{n} set to {amount(n, set_to, styles)}, clipped to its realCapability "
+                         f"{amount(n, r, styles)}")
+        elif d == g and d > set_to:
+            parts.append(f"{n} set to {amount(n, set_to, styles)}, raised to its guarantee {amount(n, g, styles)}")
+        else:
+            parts.append(f"{n} set to {amount(n, set_to, styles)}, now {amount(n, d, styles)}")
+    return "; ".join(parts) or "not set: the queue is best-effort"

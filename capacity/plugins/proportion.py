@@ -236,7 +236,7 @@ class ProportionPlugin(Plugin):
             deserved_how = (f"from proportion's water-filling by weight {attr.weight} over {rounds} round"
                             f"{'' if rounds == 1 else 's'}, see the proportionRound records; spec.deserved is ignored")
             share_how = share_text(attr, False, st)
-            self.trace.because(self.name, "queueFigures", summary(name, cap, real_how, deserved_how, attr,
+            self.trace.because(self.name, "queueFigures", summary(name, cap, cap_how, real_how, deserved_how, attr,
                                                                   share_how, st), queue=name)
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap,
                              capabilityHow=cap_how, realCapabilityHow=real_how, deservedHow=deserved_how,
