@@ -311,6 +311,9 @@ def format_milli_cpu(milli: float, style: str | None = None) -> str:
     return f"{n}m"
 
 
+_ROUND_FROM = 2**20  # with a style (for reading), larger byte amounts without an exact suffix are rounded
+
+
 def _exact_in(n: int, family: tuple[tuple[str, int], ...]) -> tuple[int, str] | None:
     """n in the largest suffix of `family` that divides it exactly: (mantissa, suffix), or None."""
     for suffix, size in family:
@@ -325,7 +328,8 @@ def format_bytes(amount: float, style: str | None = None) -> str:
     Where both a binary and a decimal suffix divide exactly, the shorter number wins (2 * 10^9 is "2G",
     not "1953125Ki"), on a tie the input's style (UnitStyles: BINARY, DECIMAL; binary without one). PLAIN
     keeps integral bytes as written. A non-integral amount is rounded in the style's suffixes
-    ("3.33G", "3.1Gi").
+    ("3.33G", "3.1Gi"); so is, with a style given (a sentence, not an export), an integral one of 1Mi or
+    more that no suffix divides (2221225472 -> "2.22G"). Without a style integral amounts stay exact.
     """
     n = _integral(amount)
     if n is None or n == 0:
@@ -341,6 +345,10 @@ def format_bytes(amount: float, style: str | None = None) -> str:
     binary, decimal = _exact_in(n, _BINARY_RENDER), _exact_in(n, _DECIMAL_RENDER)
     options = [o for o in ((decimal, binary) if style == DECIMAL else (binary, decimal)) if o is not None]
     if not options:
+        if style is not None and abs(n) >= _ROUND_FROM:  # for reading: "2.22G", not 2221225472
+            for suffix, size in _DECIMAL_RENDER if style == DECIMAL else _BINARY_RENDER:
+                if abs(n) >= size:
+                    return f"{_rounded(n / size)}{suffix}"
         return str(n)
     mantissa, suffix = min(options, key=lambda o: len(str(abs(o[0]))))  # min keeps the first of equals
     return f"{mantissa}{suffix}"

@@ -333,30 +333,36 @@ class ProportionPlugin(Plugin):
             if not allocated.less_equal(attr.deserved, ZERO):
                 if trace.enabled:
                     _, over = allocated.less_equal_with_resources_name(attr.deserved, ZERO)
-                    trace.because(self.name, "overDeserved", f"{t.key} may go: "
-                                  f"{self._counted(attr, allocated, taken)} above its deserved on {', '.join(over)}: "
-                                  f"{sums([('', allocated)], attr.deserved, over, '>', self.styles)}",
-                                  task=t.key, queue=attr.name, allocated=_dims(allocated, over),
+                    trace.because(self.name, "overDeserved", f"{t.key} may go: " + self._compared(
+                                      attr, allocated, over, taken, "above", "is", "still"),
+                                  task=t.key, queue=attr.name, dimensions=over, allocated=_dims(allocated, over),
                                   deserved=_dims(attr.deserved, over), after=[v.key for v in taken.get(attr.name, ())])
                     taken.setdefault(attr.name, []).append(t)
                 allocated.sub(t.resreq)
                 victims.append(t)
             elif trace.enabled:
-                names = names_of(allocated, attr.deserved)
-                trace.because(self.name, "notOverDeserved", f"{t.key} kept: {self._counted(attr, allocated, taken)} "
-                              f"within its deserved on every dimension (pods included): "
-                              f"{sums([('', allocated)], attr.deserved, names, '<=', self.styles)}", task=t.key,
-                              queue=attr.name, allocated=_dims(allocated, names), deserved=_dims(attr.deserved, names),
-                              after=[v.key for v in taken.get(attr.name, ())])
+                names = [n for n in names_of(allocated, attr.deserved)
+                         if value_of(allocated, n) or value_of(attr.deserved, n)]
+                trace.because(self.name, "notOverDeserved", f"{t.key} kept: " + self._compared(
+                                  attr, allocated, names, taken, "within", "is", "which is") + (
+                                  " on every dimension (pods included)" + (f", so {t.key} is kept"
+                                                                            if taken.get(attr.name) else "")),
+                              task=t.key, queue=attr.name, allocated=_dims(allocated, names),
+                              deserved=_dims(attr.deserved, names), after=[v.key for v in taken.get(attr.name, ())])
         return victims, PERMIT
 
-    def _counted(self, attr: ProportionAttr, allocated: Resource, taken: dict[str, list[Task]]) -> str:
-        """"queue q1 is" or, once earlier victims of q1 were counted off, "after evicting a-1 (cpu 1), queue
-        q1 would be": the allocation a reclaimable check reads is the queue's minus those victims."""
+    def _compared(self, attr: ProportionAttr, allocated: Resource, names: list[str],
+                  taken: dict[str, list[Task]], relation: str, now: str, then: str) -> str:
+        """"queue q1's allocated cpu 3 is above its deserved cpu 2", or once earlier victims of q1 were
+        counted off, "after evicting a-1 (cpu 1), queue q1's allocated would be cpu 2, still above ...": the
+        allocation a reclaimable check reads is the queue's minus those victims (proportion.go:288-319)."""
+        st = self.styles
+        a, d = amounts(allocated, names, st), amounts(attr.deserved, names, st)
         earlier = taken.get(attr.name)
         if not earlier:
-            return f"queue {attr.name} is"
-        return f"after evicting {tasks_text(earlier, self.styles)}, queue {attr.name} would be"
+            return f"queue {attr.name}'s allocated {a} {now} {relation} its deserved {d}"
+        return (f"after evicting {tasks_text(earlier, st)}, queue {attr.name}'s allocated would be {a}, {then} "
+                f"{relation} its deserved {d}")
 
     # ---- enqueue (proportion.go:404-453) -------------------------------------------------------
     def job_enqueueable(self, job: Job) -> int:
