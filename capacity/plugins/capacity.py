@@ -580,7 +580,7 @@ def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: 
         if n not in ("cpu", "memory") and n not in (total.scalars or {}) and n not in (attr.guarantee.scalars or {}):
             text = "the cluster has none of it"
         if cap is not None and real < base and real == value_of(attr.capability, n):
-            text += f", clipped by its capability {amount(n, real, styles)}"
+            text += f"; clipped by its capability {amount(n, real, styles)}"
         how[n] = text
     return how
 
@@ -1772,7 +1772,7 @@ def _tree_real_how(attr: QueueAttr, parent: QueueAttr, names: list[str], styles:
         else:
             text = f"parent {parent.name}'s realCapability {amount(n, p, styles)}"
         if real < base and real == value_of(attr.capability, n):
-            text += f", clipped by its capability {amount(n, real, styles)}"
+            text += f"; clipped by its capability {amount(n, real, styles)}"
         how[n] = text
     return how
 

@@ -151,8 +151,6 @@ def summary(name: str, shown_cap: Mapping[str, Any], cap_how: Mapping[str, str],
         how = cap_how.get(n, "")
         if how.startswith("inherited"):
             text += f" ({how.split(':')[0]})"
-        elif how.startswith("not set (0"):
-            text += " (0 reads as no limit)"
         caps.append(text)
     real = "; ".join(f"{n} {limit_amount(n, value_of(attr.real_capability, n), styles)} ({how})"
                      for n, how in real_how.items())
