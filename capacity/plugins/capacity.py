@@ -16,6 +16,7 @@ from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
 from capacity.plugins.figures import (
+    BEST_EFFORT_SHARE,
     amount,
     amounts,
     capability_text,
@@ -1187,6 +1188,8 @@ class CapacityPlugin(Plugin):
         if attr is None:
             return {}
         out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
+        if attr.deserved.is_empty():
+            out["shareNote"] = BEST_EFFORT_SHARE  # share 1 with nothing allocated is Volcano's rule, not a slip
         if self.hierarchy:
             path = self._paths.get(attr.name)
             if path is None:

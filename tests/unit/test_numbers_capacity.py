@@ -138,3 +138,12 @@ def test_preemptive_and_enqueue_show_their_sums() -> None:
 def test_tracing_changes_no_decision() -> None:
     for objs in (_objs(), _objs(hierarchy=True)):
         assert _run(objs)[1] == _run(objs, traced=False)[1]
+
+
+def test_best_effort_share_is_explained_where_allocate_records_it() -> None:
+    objs = [conf("allocate", [{"name": "gang"}, {"name": "capacity"}, {"name": "predicates"}]),
+            node("n1", cpu="4", memory="8Gi"), queue("q1"), podgroup("pg1", "q1"), pod("a", "pg1", {"cpu": "1"})]
+    records, _ = _run(objs)
+    turn = next(r for r in records if r.kind == "allocateJob")
+    assert turn.detail["share"] == 1.0  # nothing allocated, yet share 1: capacity.go's best-effort rule
+    assert turn.detail["shareNote"].startswith("1, because the queue has no deserved")
