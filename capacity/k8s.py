@@ -14,13 +14,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from capacity import limits
+from capacity import cards, limits, names
 from capacity.cluster import Cluster, LoadWarning, NodeObj, PodGroupObj, PodObj
-from capacity.conf import SchedulerConf, default_conf, parse_conf
+from capacity.conf import SchedulerConf, default_conf, load_conf, parse_conf
 from capacity.errors import InputError
 from capacity.model import PodSpec, QueueSpec
-from capacity.quantity import UnitStyles
-from capacity.resources import Resource, from_resource_list
+from capacity.quantity import UnitStyles, format_resource_value
+from capacity.resources import ZERO, Resource, from_resource_list
+from capacity.text import safe
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
 CONF_KEY = "volcano-scheduler.conf"
@@ -31,6 +32,7 @@ TASK_PRIORITY_KEY = "volcano.sh/task-priority"
 NAMESPACE_WEIGHT_KEY = "volcano.sh/namespace.weight"
 VOLCANO_GATE = "scheduling.volcano.sh/queue-allocation-gate"
 HANDLED_KINDS = {"Node", "Queue", "PodGroup", "Pod", "PriorityClass", "ResourceQuota", "ConfigMap"}
+NAMESPACED_KINDS = {"PodGroup", "Pod", "ResourceQuota", "ConfigMap"}
 MAX_QUEUE_DEPTH = 5
 #: Deeper parent chains are refused outright (the webhook's default is MAX_QUEUE_DEPTH).
 MAX_TREE_DEPTH = 100
@@ -103,7 +105,10 @@ def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
     return cluster
 
 
-def parse_conf_text(text: str, where: str) -> SchedulerConf:
+def parse_conf_text(text: str, where: str, strict: bool = False) -> SchedulerConf:
+    """A configuration given on its own (a file or a ConfigMap): what Volcano runs with, its default if Volcano
+    refuses the text (with a warning); `strict` (an editor) raises the refusal instead (ConfRefused)."""
+    load = parse_conf if strict else load_conf
     stripped = text.lstrip()
     if stripped.startswith(("apiVersion", "kind")):
         # A whole ConfigMap pasted where the conf was expected: take its data.
@@ -111,9 +116,9 @@ def parse_conf_text(text: str, where: str) -> SchedulerConf:
             if doc.get("kind") == "ConfigMap":
                 data = doc.get("data") or {}
                 if CONF_KEY in data:
-                    return parse_conf(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
+                    return load(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
         raise InputError(where, "data", f"no ConfigMap with a {CONF_KEY!r} key found")
-    return parse_conf(text, where=where)
+    return load(text, where=where)
 
 
 def _type_name(value: Any) -> str:
@@ -325,7 +330,9 @@ class _Reader:
         if name is None or name == "":
             raise InputError(kind, "metadata.name", "is missing or empty")
         if not isinstance(name, str):
-            raise InputError(kind, "metadata.name", f"must be a string, got {_type_name(name)}")
+            hint = (" (Kubernetes' YAML reads an unquoted yes, no, on, off, true or false as a boolean: "
+                    "quote the name)") if isinstance(name, bool) else ""
+            raise InputError(kind, "metadata.name", f"must be a string, got {_type_name(name)}{hint}")
         if kind not in HANDLED_KINDS:
             hint = _suggest(kind, HANDLED_KINDS) if kind.lower() != "namespace" else ""
             self.warn(f"{kind}/{name}", "kind", f"kind not used by the scheduler; ignored{hint}")
@@ -336,7 +343,33 @@ class _Reader:
         for part in ("spec", "status"):
             if doc.get(part) is not None and not isinstance(doc[part], dict):
                 raise InputError(f"{kind}/{name}", part, f"must be a mapping, got {_type_name(doc[part])}")
+        self._check_names(kind, meta, name)
         return getattr(self, f"_{kind.lower()}")(doc, meta, name)
+
+    def _check_names(self, kind: str, meta: dict[str, Any], name: str) -> None:
+        """Warn about names and labels the API server would refuse (the object is kept: issue 26)."""
+        ns = meta.get("namespace")
+        namespaced = kind in NAMESPACED_KINDS
+        obj = f"{kind}/{ns or 'default'}/{name}" if namespaced and kind != "ConfigMap" else f"{kind}/{name}"
+        why = names.subdomain_problem(name)
+        if why is not None:
+            self.warn(obj, "metadata.name", names.invalid("name", name, why))
+        if namespaced and isinstance(ns, str) and ns:
+            why = names.label_problem(ns)
+            if why is not None:
+                self.warn(obj, "metadata.namespace", names.invalid("namespace name", ns, why))
+        labels = meta.get("labels")
+        if isinstance(labels, dict):
+            for key, value in labels.items():
+                if not isinstance(key, str):
+                    continue
+                why = names.label_key_problem(key)
+                if why is not None:
+                    self.warn(obj, f"metadata.labels.{safe(key[:80])}", names.invalid("label key", key, why))
+                elif isinstance(value, str):
+                    why = names.label_value_problem(value)
+                    if why is not None:
+                        self.warn(obj, f"metadata.labels.{key}", names.invalid("label value", value, why))
 
     def _resources(self, raw: Any, obj: str, fld: str, why: str) -> Resource:
         """A ResourceList, with a warning for every name Volcano drops and for unit-less memory."""
@@ -373,7 +406,7 @@ class _Reader:
             self.warn(obj, "metadata.name", "given more than once; the last one is used")
         self.conf_seen = True
         try:
-            self.c.conf = parse_conf(text, where=obj)
+            self.c.conf = load_conf(text, where=obj)
         except InputError as exc:
             if exc.obj != obj or (exc.field and not exc.field.startswith("line")):
                 raise
@@ -405,7 +438,10 @@ class _Reader:
         taints = _list(spec.get("taints"), obj, "spec.taints", "mapping")
         for i, taint in enumerate(taints):
             _check_shape(taint, _TAINT, obj, f"spec.taints[{i}]")
-        self.c.nodes.append(NodeObj(name, _str_map(meta.get("labels"), obj, "metadata.labels"), alloc, taints,
+        labels = _str_map(meta.get("labels"), obj, "metadata.labels")
+        for key, problem in cards.label_problems(labels):
+            self.warn(obj, f"metadata.labels.{key}", f"{_short(labels[key])}: {problem}")
+        self.c.nodes.append(NodeObj(name, labels, alloc, taints,
                                     _bool(spec.get("unschedulable"), obj, "spec.unschedulable", False), ready))
         return False
 
@@ -440,7 +476,15 @@ class _Reader:
             creation=_str(meta.get("creationTimestamp"), obj, "metadata.creationTimestamp"),
             annotations=_str_map(meta.get("annotations"), obj, "metadata.annotations"),
         )
+        self._check_card_json(obj, self.c.queues[name].annotations, cards.QUOTA_KEY)
         return False
+
+    def _check_card_json(self, obj: str, annotations: dict[str, str], key: str) -> None:
+        """A capacity-card annotation Go cannot unmarshal into map[string]int: said at load (the plugin
+        ignores the whole annotation when the session opens, as Volcano's would)."""
+        _, problem = cards.parse_card_json(annotations.get(key))
+        if problem:
+            self.warn(obj, f"metadata.annotations.{key}", problem)
 
     def _podgroup(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:
         ns = meta.get("namespace") or "default"
@@ -467,6 +511,7 @@ class _Reader:
             labels=_str_map(meta.get("labels"), obj, "metadata.labels"),
             creation=_str(meta.get("creationTimestamp"), obj, "metadata.creationTimestamp"),
         )
+        self._check_card_json(obj, self.c.podgroups[uid].annotations, cards.REQUEST_KEY)
         return False
 
     def _pod(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:
@@ -561,6 +606,7 @@ class _Reader:
             if pg.queue not in c.queues:
                 self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} does not exist; Volcano "
                           "leaves the job out of the session (its pods still use node resources)")
+        self._check_nodes()
         node_names = {n.name for n in c.nodes}
         for key, pod in c.pods.items():
             if pod.group and f"{pod.namespace}/{pod.group}" not in c.podgroups:
@@ -586,6 +632,39 @@ class _Reader:
                     self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} has child queues; with "
                               "hierarchy on, Volcano's capacity plugin refuses to schedule anything this "
                               "cycle (readyToSchedule=false)")
+
+
+    def _check_nodes(self) -> None:
+        """No node to schedule on (a dump taken during an outage), and nodes already over-committed."""
+        c = self.c
+        ready = [n for n in c.nodes if n.ready]
+        if not ready and any(p.phase == "Pending" and not p.node_name for p in c.pods.values()):
+            what = ("the input has no Node" if not c.nodes else "the only node is not Ready" if len(c.nodes) == 1
+                    else f"none of the {len(c.nodes)} nodes is Ready")
+            self.warn("Node", "status.conditions", f"{what}; Volcano's snapshot then holds no node "
+                      "(cache.go:1510-1513 @ed72c7c8), so no pod is placed and nothing is evicted this cycle")
+        used: dict[str, Resource] = {}
+        for pod in c.pods.values():
+            # Terminated pods are not on a node for Volcano (a Succeeded or Failed task is never added).
+            if pod.node_name and pod.phase not in ("Succeeded", "Failed"):
+                used.setdefault(pod.node_name, Resource.empty()).add(pod.resreq)
+        for n in ready:
+            total = used.get(n.name)
+            if total is None:
+                continue
+            ok, dims = total.less_equal_with_resources_name(n.allocatable, ZERO)
+            if ok:
+                continue
+            detail = ", ".join(f"{d} {format_resource_value(d, total.get(d))} > "
+                               f"{format_resource_value(d, n.allocatable.get(d))}" for d in dims)
+            # setNodeState only logs "Node out of sync" and keeps the node Ready (node_info.go:318-340
+            # @ed72c7c8); every task on it is added with allocateIdleResource, which lets Idle go negative
+            # (node_info.go:426-437, 441-487): nothing else fits on the node, and reclaim / preempt start
+            # from the negative FutureIdle (reclaim.go:222-247), so they evict more to make room.
+            self.warn(f"Node/{n.name}", "status.allocatable", f"running pods request more than the node holds "
+                      f"({detail}); Volcano logs 'Node out of sync' and keeps the node Ready with a negative "
+                      "idle: nothing more fits on it until enough pods leave, and reclaim or preempt must free "
+                      "the deficit as well as the new pod's request")
 
 
 def check_queue_tree(queues: dict[str, Any]) -> None:

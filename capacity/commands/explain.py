@@ -11,6 +11,7 @@ from capacity.commands.simulate import add_cluster_args, load, options
 from capacity.errors import InputError
 from capacity.explain import Explanation, explain_job, explain_pod, explain_queue
 from capacity.scheduler import simulate
+from capacity.text import safe
 from capacity.trace import Trace
 
 
@@ -54,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
             out = {"explanations": out, "whatIf": [c.as_dict() for c in changes]}
         print(json.dumps(out, indent=1))
     else:
-        print("\n\n".join(render(e) for e in found) or "nothing to explain")
+        print(_lines("\n\n".join(render(e) for e in found) or "nothing to explain"))
         if args.what_if:
             print("\nwhat would have to change (each checked by re-running the cycle):")
-            print("\n".join(f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
-                            for c in changes) or "  no single change found")
+            print(_lines("\n".join(f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
+                                    for c in changes) or "  no single change found"))
     return 0
 
 
@@ -71,3 +72,8 @@ def render(e: Explanation) -> str:
     lines += [f"  ! Volcano quirk: {q}" for q in e.quirks]
     lines.append(e.sentence)
     return "\n".join(lines)
+
+
+def _lines(text: str) -> str:
+    """Text for a terminal: each line's names from input shown escaped (capacity.text.safe), never raw."""
+    return "\n".join(safe(line) for line in text.split("\n"))
