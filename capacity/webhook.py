@@ -208,7 +208,7 @@ def _quantities(q: QueueSpec) -> list[AdmissionError]:
         gv = g.get(dim) if g is not None else 0.0
         if dim not in d_keys:
             out.append(AdmissionError(
-                q.name, _field("deserved", dim),
+                q.name, _field("guarantee", dim),
                 _invalid(f"spec.deserved.{dim}", "<nil>",
                          f"deserved[{dim}] must be >= guarantee[{dim}]={_qty(dim, gv)}"),
                 "guarantee-without-deserved",
@@ -218,7 +218,7 @@ def _quantities(q: QueueSpec) -> list[AdmissionError]:
         dv = _res(d).get(dim)
         if dv < gv:
             out.append(AdmissionError(
-                q.name, _field("deserved", dim),
+                q.name, _field("guarantee", dim),
                 _invalid(f"spec.deserved.{dim}", _qty(dim, dv),
                          f"deserved[{dim}]={_qty(dim, dv)} must be >= guarantee[{dim}]={_qty(dim, gv)}"),
                 "guarantee-above-deserved",

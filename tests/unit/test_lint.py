@@ -31,6 +31,11 @@ def with_state(q: dict[str, Any], state: str) -> dict[str, Any]:
     return q
 
 
+def annotated(q: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any]:
+    q["metadata"]["annotations"] = annotations
+    return q
+
+
 def run_lint(*objs: dict[str, Any]) -> list[Finding]:
     return lint_text(yaml.safe_dump_all(objs))
 
@@ -138,6 +143,36 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
     "deserved-above-capability": (
         [FLAT, queue("q", deserved={"cpu": "8"}, capability={"cpu": "4"})],
         [FLAT, queue("q", deserved={"cpu": "4"}, capability={"cpu": "8"})]),
+    "webhook-quantity-not-integer": (
+        [FLAT, GPU_NODE, queue("q", capability={"nvidia.com/gpu": "0.5"})],
+        [FLAT, GPU_NODE, queue("q", capability={"nvidia.com/gpu": "1"})]),
+    "webhook-state-invalid": (
+        [FLAT, with_state(queue("q"), "Closing")],
+        [FLAT, with_state(queue("q"), "Closed")]),
+    "webhook-hierarchy-annotation": (
+        [FLAT, annotated(queue("q"), {"volcano.sh/hierarchy": "root/q", "volcano.sh/hierarchy-weights": "1"})],
+        [FLAT, annotated(queue("q"), {"volcano.sh/hierarchy": "root/q", "volcano.sh/hierarchy-weights": "1/2"})]),
+    "webhook-parent-has-pods": (
+        [FLAT, N1, queue("team"), queue("dev", "team"), podgroup("pg", "team", phase="Running"),
+         pod("p", "pg", {"cpu": "1"}, node_name="n1")],
+        [FLAT, N1, queue("team"), queue("dev", "team"), podgroup("pg", "team", phase="Pending"),
+         pod("p", "pg", {"cpu": "1"})]),
+    "webhook-capability-above-ancestor": (
+        [FLAT, queue("team", capability={"cpu": "4"}), queue("dev", "team", capability={"cpu": "8"})],
+        [FLAT, queue("team", capability={"cpu": "4"}), queue("dev", "team", capability={"cpu": "4"})]),
+    "webhook-children-guarantee-above-parent": (
+        [FLAT, queue("team"), queue("dev", "team", guarantee={"cpu": "2"}, deserved={"cpu": "2"})],
+        [FLAT, queue("team", guarantee={"cpu": "2"}, deserved={"cpu": "2"}),
+         queue("dev", "team", guarantee={"cpu": "2"}, deserved={"cpu": "2"})]),
+    "webhook-children-deserved-above-parent": (
+        [FLAT, queue("team", deserved={"cpu": "2"}), queue("dev", "team", deserved={"cpu": "4"})],
+        [FLAT, queue("team", deserved={"cpu": "4"}), queue("dev", "team", deserved={"cpu": "4"})]),
+    "capability-above-cluster": (
+        [FLAT, N1, queue("q", capability={"cpu": "64", "memory": "8Gi"})],
+        [FLAT, N1, queue("q", capability={"cpu": "16", "memory": "8Gi"})]),
+    "deserved-with-proportion": (
+        [conf("enqueue, allocate", TIER1, [{"name": "proportion"}]), queue("q", deserved={"cpu": "4"})],
+        [conf("enqueue, allocate", TIER1, [CAP]), queue("q", deserved={"cpu": "4"})]),
     "root-capability-kept": (
         [HIER, N1, queue("root", capability={"cpu": "100"}), queue("team")],
         [HIER, N1, queue("root"), queue("team")]),
