@@ -211,6 +211,8 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
     candidates = _queue_candidates(cluster, ssn, pg.queue, need, dims) + _weight_candidates(cluster, ssn, pg.queue)
     found: list[Change] = []
     for edits, weight in candidates:
+        if weight is not None and any(c.kind == "weight" for c in found):
+            continue  # a smaller weight already does it
         trial, refusal = _admitted(cluster, edits, weight, pg.queue)
         if refusal is not None:
             text = f"{_describe_edits(cluster, edits, weight, pg.queue)}: {refusal}"
