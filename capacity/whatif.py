@@ -80,6 +80,7 @@ class WhatIf:
     admitted_without_change: int | None = None
     changes: list[Change] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # "change: why the webhook refuses it"
+    compat_only: list[str] = field(default_factory=list)  # changes that bind only through a seed's bug switch
 
     @property
     def none_needed(self) -> bool:
@@ -92,7 +93,8 @@ class WhatIf:
                 "refusedByEnqueue": self.refused_by_enqueue, "noneNeeded": self.none_needed,
                 "bindsWithoutChange": self.binds_without_change,
                 "admittedWithoutChange": self.admitted_without_change,
-                "changes": [c.as_dict() for c in self.changes], "refusedByWebhook": self.refused}
+                "changes": [c.as_dict() for c in self.changes], "refusedByWebhook": self.refused,
+                "onlyWithCompatibilitySwitch": self.compat_only}
 
     def render_text(self) -> str:
         lines = [f"what would have to change (each change is one Volcano accepts, checked by running up to "
@@ -111,6 +113,10 @@ class WhatIf:
         if self.refused:
             lines.append("  refused by Volcano's queue admission webhook (not proposed):")
             lines += [f"    - {r}" for r in self.refused]
+        if self.compat_only:
+            lines.append("  bind only through a compatibility switch's old behaviour, not in Volcano HEAD "
+                         "(not proposed):")
+            lines += [f"    - {r}" for r in self.compat_only]
         return "\n".join(lines)
 
 
@@ -221,13 +227,17 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
             continue
         out = _run(trial, job_uid, targets, horizon, options)
         if _success(out, targets):
-            found.append(_queue_change(cluster, trial, edits, weight, total, out))
+            change = _queue_change(cluster, trial, edits, weight, total, out)
+            if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
+                found.append(change)
     for kind, target, desc, size, size_text, apply in _node_candidates(cluster, pg, pending, dims, total):
         trial = copy.deepcopy(cluster)
         apply(trial)
         out = _run(trial, job_uid, targets, horizon, options)
         if _success(out, targets):
-            found.append(Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle, size_text))
+            change = Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle, size_text)
+            if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
+                found.append(change)
     kept: list[Change] = []
     for c in sorted(found, key=lambda c: (len(c.parts), c.size, c.binds_in_cycle or 0, c.description)):
         mine = set(c.parts or [c.description])
@@ -235,6 +245,25 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
             kept.append(c)  # (a change that contains a smaller accepted one adds nothing)
     answer.changes = sorted(kept, key=lambda c: (c.size, c.binds_in_cycle or 0, c.description))[:limit]
     return answer
+
+
+#: Switches that reproduce a since-fixed bug (seed 003's leaf-only check, seed 004's root defaults): a change
+#: that works only through them would recreate the very bug a user may be debugging.
+BUG_SWITCHES = ("leaf_only_allocatable", "seed004_root_init")
+
+
+def _also_at_head(trial: Cluster, job_uid: str, targets: set[str], horizon: int, options: SessionOptions | None,
+                  change: Change, answer: WhatIf) -> bool:
+    """With a bug switch on, a change must also work in Volcano HEAD (all switches off); else it is noted."""
+    if options is None or not any(getattr(options, s) for s in BUG_SWITCHES):
+        return True
+    head = SessionOptions(legacy_namespace_fairshare=options.legacy_namespace_fairshare)
+    if _success(_run(trial, job_uid, targets, horizon, head), targets):
+        return True
+    on = ", ".join("--" + s.replace("_", "-").replace("seed004-root-init", "seed004-root")
+                   for s in BUG_SWITCHES if getattr(options, s))
+    answer.compat_only.append(f"{change.description}: works only with {on}; in Volcano HEAD it does not bind")
+    return False
 
 
 def _path(cluster: Cluster, leaf: str) -> list[str]:

@@ -149,3 +149,17 @@ def test_explain_what_if_json_carries_the_answer(tmp_path: Path) -> None:
     out = json.loads(proc.stdout)
     assert out["whatIf"] == [] and out["whatIfAnswer"]["noneNeeded"] is True
     assert out["whatIfAnswer"]["bindsWithoutChange"] == 2
+
+
+def test_a_change_that_binds_only_through_the_leaf_only_bug_is_not_proposed() -> None:
+    """Root's own capability blocks; with seed 003's leaf-only check, raising the leaf alone would "work"."""
+    from capacity.framework.session import SessionOptions
+    objs = [CAP_HIER, node("n1", cpu="8", memory="16Gi"), queue("root", capability={"cpu": "2", "memory": "8Gi"}),
+            queue("c", "root", capability={"cpu": "2", "memory": "8Gi"}),
+            podgroup("busy", "c", phase="Running"), pod("b0", "busy", {"cpu": "2"}, node_name="n1"),
+            podgroup("job", "c"), pod("j0", "job", {"cpu": "1"})]
+    answer = what_if(cluster(*objs), "ns1/job", options=SessionOptions(leaf_only_allocatable=True))
+    assert not any("queue c" in ch.description for ch in answer.changes)
+    assert any(r.startswith("raise capability of queue c: cpu 2 -> 3") and
+               r.endswith("works only with --leaf-only-allocatable; in Volcano HEAD it does not bind")
+               for r in answer.compat_only), answer.render_text()
