@@ -231,6 +231,8 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
             if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
                 found.append(change)
     for kind, target, desc, size, size_text, apply in _node_candidates(cluster, pg, pending, dims, total):
+        if kind == "add-node" and any(c.kind == "add-node" for c in found):
+            continue  # fewer added nodes already do it
         trial = copy.deepcopy(cluster)
         apply(trial)
         out = _run(trial, job_uid, targets, horizon, options)
@@ -470,16 +472,25 @@ def _node_candidates(cluster: Cluster, pg: Any, pending: list[Any], dims: list[s
                     size, size_text, apply))
     if cluster.nodes:
         model = max(cluster.nodes, key=lambda n: tuple(_get(n.allocatable, d) for d in dims))
-        if all(_get(model.allocatable, d) >= _get(want, d) for d in dims):
-            size, size_text = _relative(model.allocatable, dims, total, "adds")
-            name = f"{model.name}-copy"
+        # a pod must fit one node; a job waiting for admission needs room in the cluster as a whole
+        counts = (1,) if largest is not None else (1, 2, 3)
+        if largest is None or all(_get(model.allocatable, d) >= _get(want, d) for d in dims):
+            for n in counts:
+                added = Resource.empty()
+                for _ in range(n):
+                    added.add(model.allocatable)
+                size, size_text = _relative(added, dims, total, "adds")
+                names = [f"{model.name}-copy{i + 1 if n > 1 else ''}" for i in range(n)]
 
-            def add(c: Cluster, model: NodeObj = model, name: str = name) -> None:
-                c.nodes.append(NodeObj(name, dict(model.labels), model.allocatable.clone(), list(model.taints)))
+                def add(c: Cluster, model: NodeObj = model, names: list = names) -> None:
+                    for name in names:
+                        c.nodes.append(NodeObj(name, dict(model.labels), model.allocatable.clone(),
+                                               list(model.taints)))
 
-            desc = f"add one more node like {model.name} (" + ", ".join(
-                f"{d} {_fmt(d, _get(model.allocatable, d))}" for d in dims) + ")"
-            out.append(("add-node", f"Node/{name}", desc, size, size_text, add))
+                what = "one more node" if n == 1 else f"{n} more nodes"
+                spec = ", ".join(f"{d} {_fmt(d, _get(model.allocatable, d))}" for d in dims)
+                desc = f"add {what} like {model.name} ({spec}{' each' if n > 1 else ''})"
+                out.append(("add-node", " + ".join(f"Node/{x}" for x in names), desc, size, size_text, add))
     return out
 
 

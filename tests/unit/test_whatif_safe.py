@@ -163,3 +163,12 @@ def test_a_change_that_binds_only_through_the_leaf_only_bug_is_not_proposed() ->
     assert any(r.startswith("raise capability of queue c: cpu 2 -> 3") and
                r.endswith("works only with --leaf-only-allocatable; in Volcano HEAD it does not bind")
                for r in answer.compat_only), answer.render_text()
+
+
+def test_a_job_the_cluster_cannot_admit_is_offered_room_in_the_cluster() -> None:
+    """Default conf (proportion, overcommit 1.2): minResources 10 cpu > 4 cpu x 1.2; two more nodes admit it."""
+    objs = [node("n1", cpu="4", memory="8Gi"), queue("root"), queue("default"),
+            podgroup("big", "default", phase="Pending", min_resources={"cpu": "10", "memory": "2Gi"})]
+    answer = what_if(cluster(*objs), "ns1/big")
+    assert [(ch.kind, ch.description, ch.admitted_in_cycle) for ch in answer.changes] == [
+        ("add-node", "add 2 more nodes like n1 (cpu 4, memory 8Gi each)", 1)]
