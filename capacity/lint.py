@@ -618,7 +618,9 @@ def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
                 f"its children ({', '.join(kids)}) have {label} {_describe(total, names)} in total, more than "
                 + own,
                 ("the queue webhook rejects the child that makes the sum exceed an explicit parent value; "
-                 if explicit else "") + f"the scheduler only logs it; {effect}"))
+                 if explicit else f"the queue webhook rejects such a child too (a {label} the parent leaves unset "
+                 f"is a limit of 0: see webhook-children-{label}-above-parent); ")
+                + f"the scheduler only logs it; {effect}"))
     out.extend(_root_quota(ctx))
     return out
 

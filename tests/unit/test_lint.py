@@ -345,3 +345,21 @@ def test_parent_without_hierarchy_names_a_quoted_enable_hierarchy() -> None:
                      queue("root"), queue("team"), queue("dev", "team"))
     [f] = [f for f in found if f.rule == "parent-without-hierarchy"]
     assert "tiers[0].plugins[0].enableHierarchy is not a YAML boolean" in f.message
+
+
+def test_a_child_quota_on_a_dimension_the_parent_leaves_unset_is_a_webhook_error_with_a_fix() -> None:
+    """Issue 27, gap 8: deserved and guarantee are lower bounds, unset means 0; the webhook refuses the child."""
+    found = run_lint(HIER, N1, queue("root"), queue("team", deserved={"memory": "8Gi"}),
+                     queue("dev", "team", deserved={"cpu": "2", "memory": "4Gi"}))
+    [f] = [f for f in found if f.rule == "webhook-children-deserved-above-parent"]
+    assert (f.severity, f.obj, f.field) == ("error", "Queue/dev", "spec.deserved.cpu")
+    assert f.message == ("parent queue team validation failed: sum of children's deserved (cpu 2000.00, memory "
+                         "4294967296.00) exceeds parent's deserved limit (cpu 0.00, memory 8589934592.00)")
+    assert "fix: raise spec.deserved of parent team to at least cpu 2" in f.volcano_does
+    assert not [f for f in found if f.rule == "loader-warning" and f.obj == "Queue/dev"]  # said once
+
+
+def test_capability_above_the_cluster_names_every_dimension_with_numbers() -> None:
+    [f] = [f for f in run_lint(FLAT, N1, queue("q", capability={"cpu": "64", "memory": "128Gi"}))
+           if f.rule == "capability-above-cluster"]
+    assert f.message == "capability above the cluster's total (1 node(s)): cpu 64 > 16, memory 128Gi > 64Gi"
