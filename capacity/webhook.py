@@ -459,7 +459,7 @@ def validate_queue(queue: QueueSpec, cluster: Cluster) -> list[AdmissionError]:
     return validate_resources(queue, {**others, queue.name: queue})
 
 
-def _same(a: Resource | None, b: Resource | None) -> bool:
+def same_resources(a: Resource | None, b: Resource | None) -> bool:
     """equality.Semantic.DeepEqual of two ResourceLists (nil and empty are equal)."""
     a, b = _res(a), _res(b)
     return a.cpu == b.cpu and a.memory == b.memory and (a.scalars or {}) == (b.scalars or {})
@@ -475,7 +475,7 @@ def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster) -> list[Ad
         errors = validate_parent(new, cluster, lister)
         if errors:
             return errors
-    changed = any(not _same(getattr(old, k), getattr(new, k)) for k in RESOURCE_FIELDS)
+    changed = any(not same_resources(getattr(old, k), getattr(new, k)) for k in RESOURCE_FIELDS)
     if new.name == ROOT:
         if changed:  # --enable-root-queue-protection, on by default (options.go:L105)
             return [AdmissionError(ROOT, "spec", "root queue's resource attributes (capability, deserved, guarantee) "

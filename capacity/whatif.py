@@ -31,7 +31,7 @@ from capacity.quantity import format_resource_value
 from capacity.resources import Resource
 from capacity.scheduler import open_session, run_cycle
 from capacity.trace import Trace
-from capacity.webhook import ROOT, AdmissionError, Edit, validate_update
+from capacity.webhook import ROOT, AdmissionError, Edit, same_resources, validate_update
 
 DIMS = ("cpu", "memory")
 #: Cycles run beyond the ones asked for, to see a pipelined or freshly admitted pod bind.
@@ -385,10 +385,15 @@ def _describe_edits(cluster: Cluster, edits: list[Edit], weight: int | None, lea
     return " + ".join(parts)
 
 
+def _differs(a: QueueSpec, b: QueueSpec) -> bool:
+    return a.weight != b.weight or any(not same_resources(getattr(a, k), getattr(b, k))
+                                       for k in ("capability", "deserved", "guarantee"))
+
+
 def _queue_change(cluster: Cluster, trial: Cluster, edits: list[Edit], weight: int | None, total: Resource,
                   out: _Outcome) -> Change:
     """The accepted change as the user would apply it: every queue whose spec differs in `trial`."""
-    changed = [n for n in cluster.queues if trial.queues[n] != cluster.queues[n]]
+    changed = [n for n in cluster.queues if _differs(cluster.queues[n], trial.queues[n])]
     changed.sort(key=lambda n: (-_depth(cluster, n), n))
     parts: list[str] = []
     size, size_text = 0.0, ""

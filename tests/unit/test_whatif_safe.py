@@ -117,10 +117,12 @@ def test_a_pipelined_pod_is_not_placed(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_pending_podgroup_without_pods_gets_admission_changes() -> None:
     objs = [CAP_FLAT, node("n1", cpu="8", memory="16Gi"), queue("q", capability={"cpu": "2", "memory": "8Gi"}),
+            queue("other", capability={"cpu": "1"}),
             podgroup("vcjob", "q", phase="Pending", min_resources={"cpu": "4", "memory": "4Gi"})]
     answer = what_if(cluster(*objs), "ns1/vcjob")
     assert answer.refused_by_enqueue and not answer.none_needed
     first = answer.changes[0]
+    assert (first.kind, first.target) == ("capability", "Queue/q")
     assert first.description == "raise capability of queue q: cpu 2 -> 4"
     assert first.admitted_in_cycle == 1 and first.binds_in_cycle is None
     assert "admitted (Inqueue) in cycle 1" in answer.render_text()
