@@ -82,15 +82,17 @@ class WhatIf:
     refused: list[str] = field(default_factory=list)  # "change: why the webhook refuses it"
     compat_only: list[str] = field(default_factory=list)  # changes that bind only through a seed's bug switch
 
+    has_pending_pods: bool = True
+
     @property
     def none_needed(self) -> bool:
-        return self.binds_without_change is not None or (self.admitted_without_change is not None and not self._pods)
-
-    _pods: bool = True
+        return self.binds_without_change is not None or (
+            self.admitted_without_change is not None and not self.has_pending_pods)
 
     def as_dict(self) -> dict[str, Any]:
         return {"job": self.job, "pod": self.pod, "cyclesRun": self.cycles_run,
-                "refusedByEnqueue": self.refused_by_enqueue, "noneNeeded": self.none_needed,
+                "refusedByEnqueue": self.refused_by_enqueue, "hasPendingPods": self.has_pending_pods,
+                "noneNeeded": self.none_needed,
                 "bindsWithoutChange": self.binds_without_change,
                 "admittedWithoutChange": self.admitted_without_change,
                 "changes": [c.as_dict() for c in self.changes], "refusedByWebhook": self.refused,
@@ -99,6 +101,9 @@ class WhatIf:
     def render_text(self) -> str:
         lines = [f"what would have to change (each change is one Volcano accepts, checked by running up to "
                  f"{self.cycles_run} cycles; a pipelined pod does not count):"]
+        if not self.has_pending_pods and not self.refused_by_enqueue:
+            lines.append(f"  nothing to change: {self.pod or self.job} has no pending pod")
+            return "\n".join(lines)
         if self.binds_without_change is not None:
             lines.append(f"  none needed: it binds in cycle {self.binds_without_change} without changes")
             return "\n".join(lines)
@@ -197,7 +202,7 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
     targets = {p.key for p in pending if pod is None or p.key == pod}
     horizon = cycles + EXTRA_CYCLES
     answer = WhatIf(job_uid, pod, horizon, pg.phase == "Pending")
-    answer._pods = bool(targets)
+    answer.has_pending_pods = bool(targets)
     if not targets and not answer.refused_by_enqueue:
         return answer  # nothing pending: nothing to change
     base = _run(cluster, job_uid, targets, horizon, options)
@@ -279,8 +284,8 @@ def _path(cluster: Cluster, leaf: str) -> list[str]:
 
 def _queue_candidates(cluster: Cluster, ssn: Any, leaf: str, need: Resource,
                       dims: list[str]) -> list[tuple[list[Edit], int | None]]:
-    """Raise capability (leaf and ancestors), deserved and guarantee (the leaf) to what the job needs on top
-    of what the queue holds (allocated, and for capability also admitted: inqueue)."""
+    """Raise the capability, deserved or guarantee of the queue or of an ancestor to what the job needs on top
+    of what that queue holds (allocated, and for capability also admitted: inqueue)."""
     plugin = ssn.plugins.get("capacity") or ssn.plugins.get("proportion")
     attrs = getattr(plugin, "attrs", {}) or {}
     out: list[tuple[list[Edit], int | None]] = []
@@ -292,8 +297,8 @@ def _queue_candidates(cluster: Cluster, ssn: Any, leaf: str, need: Resource,
         inqueue = getattr(attr, "inqueue", None) or Resource.empty()
         spec = cluster.queues[name]
         for kind in ("capability", "deserved", "guarantee"):
-            if kind != "capability" and name != leaf:
-                continue
+            if kind != "capability" and name == ROOT:
+                continue  # the scheduler overwrites root's deserved and guarantee every session
             current = getattr(spec, kind)
             if kind == "capability" and current is None:
                 continue  # no capability: nothing to raise
