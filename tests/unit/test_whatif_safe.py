@@ -174,3 +174,19 @@ def test_a_job_the_cluster_cannot_admit_is_offered_room_in_the_cluster() -> None
     answer = what_if(cluster(*objs), "ns1/big")
     assert [(ch.kind, ch.description, ch.admitted_in_cycle) for ch in answer.changes] == [
         ("add-node", "add 2 more nodes like n1 (cpu 4, memory 8Gi each)", 1)]
+
+
+def test_a_childs_deserved_above_its_parents_is_admitted_only_with_the_parents_raise() -> None:
+    from capacity.webhook import Edit
+    c = cluster(CAP_HIER, queue("root"), queue("p", "root", deserved={"cpu": "4"}, capability={"cpu": "5"}),
+                queue("a", "p", deserved={"cpu": "2"}), queue("b", "p", deserved={"cpu": "2"}))
+    trial, refusal = whatif._admitted(c, [Edit("a", "deserved", "cpu", 4000.0)], None, "a")
+    assert refusal is None
+    # a 4 + b 2 = 6 > p's 4: p's deserved rises to 6, which is above its capability 5: that rises too
+    assert (trial.queues["a"].deserved.cpu, trial.queues["p"].deserved.cpu, trial.queues["p"].capability.cpu) == (
+        4000.0, 6000.0, 6000.0)
+    assert validate_cluster(trial) == {}
+    c.queues["root"].capability = c.queues["p"].capability.clone()  # root's own limit: never raised
+    trial, refusal = whatif._admitted(c, [Edit("root", "capability", "cpu", 9000.0)], None, "a")
+    assert refusal == ("Queue/root: root queue's resource attributes (capability, deserved, guarantee) cannot be "
+                       "modified")
