@@ -358,42 +358,44 @@ def _subtree_max_capability(queues: dict[str, QueueSpec], q: QueueSpec, dim: str
                 if c.name not in seen), default=0.0)
 
 
-def _sum_error(parent: QueueSpec, kids: list[QueueSpec], kind: str, child_side: str | None) -> AdmissionError | None:
-    """The running sums of validateSiblingsSum (vq.go:L589-627, `child_side` = the queue validated) and
-    validateChildrenConstraints (vq.go:L662-678): guarantee, then deserved, after each child, with
-    `parentX.LessPartly(total, Zero)`."""
+def _sum_error(parent: QueueSpec, kids: list[QueueSpec], child_side: str | None) -> AdmissionError | None:
+    """The running sums of validateSiblingsSum (vq.go:L589-627, `child_side` = the queue validated, added
+    last) and validateChildrenConstraints (vq.go:L662-678): after each child its guarantee, then its
+    deserved, each checked with `parentX.LessPartly(total, Zero)`; the first that exceeds is the answer."""
+    totals = {"guarantee": Resource.empty(), "deserved": Resource.empty()}
+    for c in kids:
+        for kind in ("guarantee", "deserved"):
+            totals[kind].add(_res(getattr(c, kind)))
+            limit = _res(getattr(parent, kind))
+            if limit.less_partly(totals[kind], ZERO):
+                return _sum_refusal(parent, kids, kind, totals[kind], child_side)
+    return None
+
+
+def _sum_refusal(parent: QueueSpec, kids: list[QueueSpec], kind: str, total: Resource,
+                 child_side: str | None) -> AdmissionError:
     limit = _res(getattr(parent, kind))
-    total = Resource.empty()
     full = Resource.empty()
     for c in kids:
         full.add(_res(getattr(c, kind)))
-    for c in kids:
-        total.add(_res(getattr(c, kind)))
-        if not limit.less_partly(total, ZERO):
-            continue
-        word = "guarantee" if kind == "guarantee" else "deserved"
-        who = f"parent queue {parent.name}" if child_side else f"queue {parent.name}"
-        msg = (f"{who} validation failed: sum of children's {word} ({go_string(total)}) exceeds parent's {word} "
-               f"limit ({go_string(limit)})")
-        dims = [d for d in ("cpu", "memory") if limit.get(d) < full.get(d)]
-        lim_s = limit.scalars or {}
-        dims += [k for k, v in sorted((full.scalars or {}).items()) if k not in lim_s or lim_s[k] < v]
-        dims = dims or ["cpu"]
-        need = ", ".join(f"{d} {_qty(d, full.get(d))}" for d in dims)
-        repair = tuple(Edit(parent.name, kind, d, full.get(d)) for d in dims)
-        if child_side:
-            fld = _field(kind, dims[0])
-            rule = f"siblings-{word}-above-parent"
-            fix = (f"raise {FIELDS[kind]} of parent {parent.name} to at least {need} (its children's sum; unset "
-                   f"means 0) or lower this queue's {word}")
-            src = "vq.go:L589-627"
-        else:
-            fld = _field(kind, dims[0])
-            rule = f"children-{word}-above-parent"
-            fix = f"raise {FIELDS[kind]} to at least {need} (the children's sum) or lower the children's {word}"
-            src = "vq.go:L662-678"
-        return AdmissionError(child_side or parent.name, fld, msg, rule, fix, src, repair)
-    return None
+    who = f"parent queue {parent.name}" if child_side else f"queue {parent.name}"
+    msg = (f"{who} validation failed: sum of children's {kind} ({go_string(total)}) exceeds parent's {kind} "
+           f"limit ({go_string(limit)})")
+    dims = [d for d in ("cpu", "memory") if limit.get(d) < full.get(d)]
+    lim_s = limit.scalars or {}
+    dims += [k for k, v in sorted((full.scalars or {}).items()) if k not in lim_s or lim_s[k] < v]
+    dims = dims or ["cpu"]
+    need = ", ".join(f"{d} {_qty(d, full.get(d))}" for d in dims)
+    repair = tuple(Edit(parent.name, kind, d, full.get(d)) for d in dims)
+    if child_side:
+        return AdmissionError(
+            child_side, _field(kind, dims[0]), msg, f"siblings-{kind}-above-parent",
+            f"raise {FIELDS[kind]} of parent {parent.name} to at least {need} (its children's sum; unset means 0) "
+            f"or lower this queue's {kind}", "vq.go:L589-627", repair)
+    return AdmissionError(
+        parent.name, _field(kind, dims[0]), msg, f"children-{kind}-above-parent",
+        f"raise {FIELDS[kind]} to at least {need} (the children's sum) or lower the children's {kind}",
+        "vq.go:L662-678", repair)
 
 
 def validate_resources(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[AdmissionError]:
@@ -418,10 +420,9 @@ def validate_resources(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[Admis
                         f"lower spec.capability.{dim} to {_qty(dim, up[1])} or raise the capability of {up[0]} to "
                         f"{_qty(dim, mine)}", "vq.go:L570-585", (Edit(up[0], "capability", dim, mine),))]
         siblings = [c for c in _children(queues, q.parent) if c.name != q.name] + [q]
-        for kind in ("guarantee", "deserved"):  # (interleaved per sibling in Go; the first failing kind wins)
-            err = _sum_error(parent, siblings, kind, q.name)
-            if err is not None:
-                return [err]
+        err = _sum_error(parent, siblings, q.name)
+        if err is not None:
+            return [err]
     kids = [c for c in _children(queues, q.name) if c.name != q.name]
     if not kids:
         return []
@@ -437,11 +438,8 @@ def validate_resources(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[Admis
                     f"capability={_with_type(dim, child_max)}", "capability-below-descendants",
                     f"raise spec.capability.{dim} to {_qty(dim, child_max)} or lower the descendants' capability",
                     "vq.go:L634-660", (Edit(q.name, "capability", dim, child_max),))]
-    for kind in ("guarantee", "deserved"):
-        err = _sum_error(q, kids, kind, None)
-        if err is not None:
-            return [err]
-    return []
+    err = _sum_error(q, kids, None)
+    return [err] if err is not None else []
 
 
 # ---- the webhook's two paths ----------------------------------------------------------------------

@@ -175,3 +175,12 @@ def test_load_warns_and_strict_admission_refuses_with_the_same_line(tmp_path: Pa
     fixed = _dump(tmp_path, N1, queue("root"), queue("p", deserved={"cpu": "2"}),
                   queue("c", "p", deserved={"cpu": "2"}), podgroup("pg", "c"), pod("w", "pg", {"cpu": "1"}))
     assert _cli("simulate", fixed, "--strict-admission").returncode == 0
+
+
+def test_sums_are_checked_per_sibling_guarantee_then_deserved_as_volcano_does() -> None:
+    """The first sibling's deserved already exceeds; the guarantee sum exceeds only with the second."""
+    c = cluster(queue("p", deserved={"cpu": "1"}, guarantee={"cpu": "1"}),
+                queue("a", "p", deserved={"cpu": "2"}), queue("b", "p", deserved={"cpu": "2"}, guarantee={"cpu": "2"}))
+    [e] = validate_queue(c.queues["b"], c)
+    assert e.rule == "siblings-deserved-above-parent"
+    assert "sum of children's deserved (cpu 2000.00, memory 0.00)" in e.message
