@@ -21,7 +21,7 @@ Known gap: a Resource keeps no trace of an explicit `cpu: 0` / `memory: 0`, so t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from capacity.cluster import Cluster, LoadWarning
@@ -159,14 +159,59 @@ def _field(kind: str, dim: str) -> str:
     return f"{FIELDS[kind]}.{dim}"
 
 
-def _children(queues: dict[str, QueueSpec], parent: str) -> list[QueueSpec]:
-    """GetQueuesByParent (router/indexer.go:L33-47): queues whose spec.parent is this name, in a fixed
-    order (creation, then name) where the informer's order is arbitrary."""
-    kids = [q for q in queues.values() if q.parent == parent]
-    return sorted(kids, key=lambda q: (q.creation, q.name))
+class Lister(Mapping[str, QueueSpec]):
+    """What the webhook's queue lister holds: the cluster's queues with one left out (a CREATE) or replaced
+    (the queue being validated), and GetQueuesByParent (router/indexer.go:L33-47) from an index by
+    spec.parent, in a fixed order (creation, then name) where the informer's is arbitrary."""
+
+    def __init__(self, queues: Mapping[str, QueueSpec], index: dict[str, list[QueueSpec]] | None = None,
+                 without: str | None = None, override: QueueSpec | None = None) -> None:
+        self._queues = queues
+        self._index = index if index is not None else parent_index(queues)
+        self._without = without
+        self._override = override
+
+    def __getitem__(self, name: str) -> QueueSpec:
+        if self._override is not None and name == self._override.name:
+            return self._override
+        if name == self._without:
+            raise KeyError(name)
+        return self._queues[name]
+
+    def __iter__(self) -> Iterator[str]:
+        extra = self._override.name if self._override is not None else None
+        yield from (n for n in self._queues if n != self._without or n == extra)
+        if extra is not None and extra not in self._queues:
+            yield extra
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def children(self, parent: str) -> list[QueueSpec]:
+        o = self._override
+        kids = [q for q in self._index.get(parent, ()) if q.name != self._without and (o is None or q.name != o.name)]
+        if o is not None and o.parent == parent:
+            kids.append(o)
+            kids.sort(key=lambda q: (q.creation, q.name))
+        return kids
 
 
-def _ancestors(queues: dict[str, QueueSpec], q: QueueSpec) -> Iterable[QueueSpec]:
+def parent_index(queues: Mapping[str, QueueSpec]) -> dict[str, list[QueueSpec]]:
+    """Queues by spec.parent (only an explicit parent is indexed, as in Volcano), each list in a fixed order."""
+    index: dict[str, list[QueueSpec]] = {}
+    for q in queues.values():
+        if q.parent:
+            index.setdefault(q.parent, []).append(q)
+    for kids in index.values():
+        kids.sort(key=lambda q: (q.creation, q.name))
+    return index
+
+
+def _children(queues: Lister, parent: str) -> list[QueueSpec]:
+    return queues.children(parent)
+
+
+def _ancestors(queues: Mapping[str, QueueSpec], q: QueueSpec) -> Iterable[QueueSpec]:
     """The parent chain below root, nearest first, stopping at a missing parent (or a cycle)."""
     seen = {q.name}
     parent = q.parent
@@ -177,11 +222,16 @@ def _ancestors(queues: dict[str, QueueSpec], q: QueueSpec) -> Iterable[QueueSpec
         parent = pq.parent
 
 
-def _allocated_pods(cluster: Cluster, queue: str) -> int:
-    """status.allocated[pods] of a queue: its jobs' pods that hold a node and have not finished."""
-    groups = {uid for uid, pg in cluster.podgroups.items() if pg.queue == queue}
-    return sum(1 for p in cluster.pods.values() if p.node_name and p.phase in ("Pending", "Running")
-               and f"{p.namespace}/{p.group}" in groups)
+def allocated_pods(cluster: Cluster) -> dict[str, int]:
+    """status.allocated[pods] per queue: its jobs' pods that hold a node and have not finished."""
+    queue_of = {uid: pg.queue for uid, pg in cluster.podgroups.items()}
+    out: dict[str, int] = {}
+    for p in cluster.pods.values():
+        if p.node_name and p.phase in ("Pending", "Running"):
+            q = queue_of.get(f"{p.namespace}/{p.group}")
+            if q is not None:
+                out[q] = out.get(q, 0) + 1
+    return out
 
 
 # ---- validateQueue (vq.go:L132-145): fields of the queue itself ---------------------------------------
@@ -261,7 +311,7 @@ def _weight(q: QueueSpec, create: bool) -> list[AdmissionError]:
                            "scheduling.volcano.sh_queues.yaml:L167-172")]
 
 
-def _hierarchy_annotations(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[AdmissionError]:
+def _hierarchy_annotations(q: QueueSpec, queues: Mapping[str, QueueSpec]) -> list[AdmissionError]:
     """validateHierarchicalAttributes (vq.go:L147-203): the older annotation-based hierarchy."""
     path = q.annotations.get(HIERARCHY_KEY, "")
     weights = q.annotations.get(HIERARCHY_WEIGHTS_KEY, "")
@@ -294,16 +344,18 @@ def _hierarchy_annotations(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[A
     return []
 
 
-def validate_fields(q: QueueSpec, queues: dict[str, QueueSpec], create: bool = True) -> list[AdmissionError]:
+def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool = True) -> list[AdmissionError]:
     """validateQueue (vq.go:L132-145), plus the CRD's weight bounds: every error, as Go aggregates them."""
     return _quantities(q) + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
 
 
 # ---- validateHierarchicalQueue (vq.go:L373-408): the parent link ------------------------------------
-def validate_parent(q: QueueSpec, cluster: Cluster, queues: dict[str, QueueSpec]) -> list[AdmissionError]:
+def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister,
+                    pods: dict[str, int] | None = None) -> list[AdmissionError]:
     """Self-parent, depth, a parent that exists and, for its first child, holds no allocated pods.
 
-    `queues` is what the webhook's lister holds (the other queues; on UPDATE the old version of `q` too).
+    `queues` is what the webhook's lister holds (the other queues; on UPDATE the old version of `q` too);
+    `pods` the allocated pods per queue, when the caller counted them once for every queue.
     """
     parent = q.parent
     if not parent or parent == ROOT:
@@ -330,18 +382,18 @@ def validate_parent(q: QueueSpec, cluster: Cluster, queues: dict[str, QueueSpec]
                 f"create queue {cur} first, or set spec.parent to an existing queue", "vq.go:L509-513")]
         cur = pq.parent
     if not _children(queues, parent):
-        pods = _allocated_pods(cluster, parent)
-        if pods:
+        pods_held = pods.get(parent, 0) if pods is not None else allocated_pods(cluster).get(parent, 0)
+        if pods_held:
             return [AdmissionError(
                 q.name, "spec.parent", f"queue {parent} cannot be the parent queue of queue {q.name} because it "
-                f"has allocated Pods: {pods}", "parent-has-pods",
+                f"has allocated Pods: {pods_held}", "parent-has-pods",
                 f"let the running jobs of queue {parent} finish (or move them to a leaf queue) before giving it a "
                 "child queue", "vq.go:L393-403")]
     return []
 
 
 # ---- validateHierarchicalQueueResources (vq.go:L520-681): quotas against parent and children ------------
-def _nearest_ancestor_capability(queues: dict[str, QueueSpec], q: QueueSpec, dim: str) -> tuple[str, float] | None:
+def _nearest_ancestor_capability(queues: Lister, q: QueueSpec, dim: str) -> tuple[str, float] | None:
     """findNearestAncestorCapability (vq.go:L438-458): the closest ancestor whose capability sets dim > 0."""
     for pq in _ancestors(queues, q):
         if pq.capability is not None and pq.capability.get(dim) > 0:
@@ -349,7 +401,7 @@ def _nearest_ancestor_capability(queues: dict[str, QueueSpec], q: QueueSpec, dim
     return None
 
 
-def _subtree_max_capability(queues: dict[str, QueueSpec], q: QueueSpec, dim: str, seen: set[str]) -> float:
+def _subtree_max_capability(queues: Lister, q: QueueSpec, dim: str, seen: set[str]) -> float:
     """findSubtreeMaxCapability (vq.go:L460-483): the queue's own capability if set, else its subtree's max."""
     if q.capability is not None and q.capability.get(dim) > 0:
         return q.capability.get(dim)
@@ -398,7 +450,7 @@ def _sum_refusal(parent: QueueSpec, kids: list[QueueSpec], kind: str, total: Res
         "vq.go:L662-678", repair)
 
 
-def validate_resources(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[AdmissionError]:
+def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
     """validateHierarchicalQueueResources (vq.go:L527-567): the first error, as Volcano returns it."""
     if q.parent and q.parent != ROOT:
         parent = queues.get(q.parent)
@@ -443,18 +495,21 @@ def validate_resources(q: QueueSpec, queues: dict[str, QueueSpec]) -> list[Admis
 
 
 # ---- the webhook's two paths ----------------------------------------------------------------------
-def validate_queue(queue: QueueSpec, cluster: Cluster) -> list[AdmissionError]:
+def validate_queue(queue: QueueSpec, cluster: Cluster, index: dict[str, list[QueueSpec]] | None = None,
+                   pods: dict[str, int] | None = None) -> list[AdmissionError]:
     """The webhook's answer to CREATE of `queue` with every other queue of `cluster` present (AdmitQueues,
     vq.go:L73-130): the field errors if any (all of them), else the parent link's, else the first quota
-    error against parent and children. Root's quotas are never checked (vq.go:L336-340)."""
-    others = {n: q for n, q in cluster.queues.items() if n != queue.name}
+    error against parent and children. Root's quotas are never checked (vq.go:L336-340). `index`
+    (parent_index) and `pods` (allocated_pods) may be given when many queues of one cluster are checked."""
+    index = index if index is not None else parent_index(cluster.queues)
+    others = Lister(cluster.queues, index, without=queue.name)
     errors = validate_fields(queue, others, create=True)
     if errors:
         return errors
-    errors = validate_parent(queue, cluster, others)
+    errors = validate_parent(queue, cluster, others, pods)
     if errors or queue.name == ROOT:
         return errors
-    return validate_resources(queue, {**others, queue.name: queue})
+    return validate_resources(queue, Lister(cluster.queues, index, override=queue))
 
 
 def same_resources(a: Resource | None, b: Resource | None) -> bool:
@@ -465,7 +520,7 @@ def same_resources(a: Resource | None, b: Resource | None) -> bool:
 
 def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster) -> list[AdmissionError]:
     """The webhook's answer to UPDATE from `old` to `new` (vq.go:L81-116); `cluster` holds `old`."""
-    lister = dict(cluster.queues)
+    lister = Lister(cluster.queues)
     errors = validate_fields(new, lister, create=False)
     if errors:
         return errors
@@ -481,8 +536,7 @@ def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster) -> list[Ad
                                    "leave root's capability, deserved and guarantee as they are", "vq.go:L102-109")]
         return []
     if changed or old.parent != new.parent:
-        lister[new.name] = new
-        return validate_resources(new, lister)
+        return validate_resources(new, Lister(cluster.queues, override=new))
     return []
 
 
@@ -499,7 +553,9 @@ def validate_cluster(cluster: Cluster) -> dict[str, list[AdmissionError]]:
     child-side error: created in order, the descendant is the queue refused. So is a sibling's "siblings
     exceed the parent" error when the sibling adds nothing on the dimensions that exceed.
     """
-    found = {name: errs for name in sorted(cluster.queues) if (errs := validate_queue(cluster.queues[name], cluster))}
+    index, pods = parent_index(cluster.queues), allocated_pods(cluster)
+    found = {name: errs for name in sorted(cluster.queues)
+             if (errs := validate_queue(cluster.queues[name], cluster, index, pods))}
     out: dict[str, list[AdmissionError]] = {}
     for name, errs in found.items():
         keep = []
