@@ -461,16 +461,24 @@ def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
                                    "vq.go:L529-534")]
         # validateChildAgainstAncestor (vq.go:L570-585)
         if q.capability is not None:
+            over = []  # (dim, mine, ancestor, its value): Volcano names the first, the fix names them all
             for dim in _names(q.capability):
-                mine = q.capability.get(dim)
                 up = _nearest_ancestor_capability(queues, q, dim)
-                if up is not None and mine > up[1]:
-                    return [AdmissionError(
-                        q.name, _field("capability", dim),
-                        f"queue {q.name} capability[{dim}]={_with_type(dim, mine)} exceeds its ancestor's "
-                        f"capability={_with_type(dim, up[1])}", "capability-above-ancestor",
-                        f"lower spec.capability.{dim} to {_qty(dim, up[1])} or raise the capability of {up[0]} to "
-                        f"{_qty(dim, mine)}", "vq.go:L570-585", (Edit(up[0], "capability", dim, mine),))]
+                if up is not None and q.capability.get(dim) > up[1]:
+                    over.append((dim, q.capability.get(dim), *up))
+            if over:
+                dim, mine, _, limit = over[0]
+                lower = ", ".join(f"{d} {_qty(d, v)}" for d, _m, _a, v in over)
+                by_ancestor: dict[str, list[str]] = {}
+                for d, m, a, _v in over:
+                    by_ancestor.setdefault(a, []).append(f"{d} {_qty(d, m)}")
+                raise_ = " and of ".join(f"{a} to {', '.join(v)}" for a, v in by_ancestor.items())
+                return [AdmissionError(
+                    q.name, _field("capability", dim),
+                    f"queue {q.name} capability[{dim}]={_with_type(dim, mine)} exceeds its ancestor's "
+                    f"capability={_with_type(dim, limit)}", "capability-above-ancestor",
+                    f"lower spec.capability to {lower} or raise the capability of {raise_}", "vq.go:L570-585",
+                    tuple(Edit(a, "capability", d, m) for d, m, a, _v in over))]
         siblings = [c for c in _children(queues, q.parent) if c.name != q.name] + [q]
         err = _sum_error(parent, siblings, q.name)
         if err is not None:

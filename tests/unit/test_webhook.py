@@ -184,3 +184,11 @@ def test_sums_are_checked_per_sibling_guarantee_then_deserved_as_volcano_does() 
     [e] = validate_queue(c.queues["b"], c)
     assert e.rule == "siblings-deserved-above-parent"
     assert "sum of children's deserved (cpu 2000.00, memory 0.00)" in e.message
+
+
+def test_a_capability_above_an_ancestor_names_volcanos_first_dimension_and_fixes_them_all() -> None:
+    c = cluster(queue("team", capability={"cpu": "4", "memory": "8Gi"}),
+                queue("dev", "team", capability={"cpu": "8", "memory": "16Gi"}))
+    [e] = validate_queue(c.queues["dev"], c)
+    assert e.message == "queue dev capability[cpu]=8 exceeds its ancestor's capability=4"
+    assert e.fix == "lower spec.capability to cpu 4, memory 8Gi or raise the capability of team to cpu 8, memory 16Gi"
