@@ -54,18 +54,20 @@ class Change:
     admitted_in_cycle: int | None = None
     size_explained: str = ""
     parts: list[str] = field(default_factory=list)  # a combined change: each queue's part
+    webhook_asked: list[str] = field(default_factory=list)  # refusals that made the search add a part
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "target": self.target, "description": self.description, "size": self.size,
                 "sizeExplained": self.size_explained, "placed": self.placed, "bindsInCycle": self.binds_in_cycle,
-                "admittedInCycle": self.admitted_in_cycle, "parts": self.parts}
+                "admittedInCycle": self.admitted_in_cycle, "parts": self.parts, "webhookAsked": self.webhook_asked}
 
     def render(self) -> str:
         if self.binds_in_cycle is not None:
             proof = f"binds in cycle {self.binds_in_cycle} ({', '.join(self.placed)})"
         else:
             proof = f"admitted (Inqueue) in cycle {self.admitted_in_cycle}; the job has no pods yet to bind"
-        return f"{self.description}\n      {proof}; {self.size_explained}"
+        why = "".join(f"\n      (the webhook refuses less: {w})" for w in self.webhook_asked)
+        return f"{self.description}\n      {proof}; {self.size_explained}{why}"
 
 
 @dataclass
@@ -224,7 +226,8 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
     for edits, weight in candidates:
         if weight is not None and any(c.kind == "weight" for c in found):
             continue  # a smaller weight already does it
-        trial, refusal = _admitted(cluster, edits, weight, pg.queue)
+        asked: list[str] = []
+        trial, refusal = _admitted(cluster, edits, weight, pg.queue, asked)
         if refusal is not None:
             text = f"{_describe_edits(cluster, edits, weight, pg.queue)}: {refusal}"
             if text not in answer.refused:
@@ -233,6 +236,7 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
         out = _run(trial, job_uid, targets, horizon, options)
         if _success(out, targets):
             change = _queue_change(cluster, trial, edits, weight, total, out)
+            change.webhook_asked = asked
             if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
                 found.append(change)
     for kind, target, desc, size, size_text, apply in _node_candidates(cluster, pg, pending, dims, total):
@@ -242,7 +246,7 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
         apply(trial)
         out = _run(trial, job_uid, targets, horizon, options)
         if _success(out, targets):
-            change = Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle, size_text)
+            change = Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle or None, size_text)
             if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
                 found.append(change)
     kept: list[Change] = []
@@ -337,10 +341,13 @@ def _depth(cluster: Cluster, name: str) -> int:
     return len(_path(cluster, name))
 
 
-def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str) -> tuple[Cluster, str | None]:
+def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str,
+              asked: list[str] | None = None) -> tuple[Cluster, str | None]:
     """Apply the edits as the UPDATEs a user would send, ancestors first; when the webhook refuses one, add
-    the raises it asks for and start again. Returns the changed copy, or why it cannot be done."""
+    the raises it asks for (its refusals go to `asked`) and start again. Returns the changed copy, or why it
+    cannot be done."""
     edits = list(edits)
+    asked = asked if asked is not None else []
     for _ in range(REPAIR_ROUNDS):
         trial = copy.deepcopy(cluster)
         errors: list[AdmissionError] = []
@@ -365,6 +372,7 @@ def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str
         if not more:
             e = errors[0]
             return cluster, f"Queue/{e.queue}: {e.message}"
+        asked += [f"Queue/{e.queue}: {e.message}" for e in errors]
         edits += more
     return cluster, "the webhook keeps refusing after several raises"
 
@@ -428,7 +436,7 @@ def _queue_change(cluster: Cluster, trial: Cluster, edits: list[Edit], weight: i
     target = " + ".join(f"Queue/{n}" for n in changed)
     description = " + ".join(parts)
     return Change(kind, target, description, size if size != float("inf") else 1e9, out.placed, out.bind_cycle,
-                  out.admitted_cycle, size_text, parts if len(parts) > 1 else [])
+                  out.admitted_cycle or None, size_text, parts if len(parts) > 1 else [])
 
 
 def _node_candidates(cluster: Cluster, pg: Any, pending: list[Any], dims: list[str],

@@ -51,6 +51,7 @@ def test_a_child_raise_the_webhook_refuses_comes_with_its_parents_raise() -> Non
     combined = next(ch for ch in answer.changes if ch.kind == "combined")
     assert combined.parts == ["raise capability of queue c: cpu 2 -> 3", "raise capability of queue p: cpu 2 -> 3"]
     assert combined.placed == ["ns1/j0"] and combined.binds_in_cycle == 1
+    assert combined.webhook_asked == ["Queue/c: queue c capability[cpu]=3 exceeds its ancestor's capability=2"]
 
 
 def test_every_proposed_queue_change_passes_the_webhook() -> None:
