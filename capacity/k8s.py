@@ -22,6 +22,7 @@ from capacity.model import PodSpec, QueueSpec
 from capacity.quantity import UnitStyles, format_resource_value
 from capacity.resources import ZERO, Resource, from_resource_list
 from capacity.text import safe
+from capacity.webhook import admission_warnings
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
 CONF_KEY = "volcano-scheduler.conf"
@@ -602,6 +603,7 @@ class _Reader:
                       "configuration (enqueue, allocate, backfill; priority, gang, conformance | "
                       "overcommit, drf, predicates, proportion, nodeorder)")
         check_queue_tree(c.queues)
+        c.warnings.extend(admission_warnings(c))  # what the queue webhook would refuse (capacity.webhook)
         for uid, pg in c.podgroups.items():
             if pg.queue not in c.queues:
                 self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} does not exist; Volcano "

@@ -25,8 +25,8 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--cycles", type=int, default=1)
     s.add_argument("--format", choices=("json", "text"), default="text")
     s.add_argument("--what-if", action="store_true",
-                   help="for a pending job: the smallest single changes that would let it be placed, each checked "
-                        "by re-running the cycle")
+                   help="for a pending job: the smallest changes Volcano's queue webhook accepts that would let it "
+                        "bind (or be admitted, for a PodGroup enqueue refused), each checked by re-running cycles")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,24 +42,23 @@ def run(args: argparse.Namespace) -> int:
         found = explain_job(trace.records, before, args.job)
     else:
         found = explain_queue(trace.records, before, args.queue)
-    changes = []
+    answer = None
     if args.what_if:
-        from capacity.whatif import what_would_change
+        from capacity.whatif import what_if
         job = args.job or next((f"{p.namespace}/{p.group}" for k, p in before.pods.items() if k == args.pod), None)
         if job is None or args.queue:
             raise InputError("--what-if", "", "needs --pod or --job")
-        changes = what_would_change(before, job, args.cycles, options(args))
+        answer = what_if(before, job, args.cycles, options(args), pod=args.pod)
     if args.format == "json":
         out: Any = [e.as_dict() for e in found]
-        if args.what_if:
-            out = {"explanations": out, "whatIf": [c.as_dict() for c in changes]}
+        if answer is not None:
+            out = {"explanations": out, "whatIf": [c.as_dict() for c in answer.changes],
+                   "whatIfAnswer": answer.as_dict()}
         print(json.dumps(out, indent=1))
     else:
         print(_lines("\n\n".join(render(e) for e in found) or "nothing to explain"))
-        if args.what_if:
-            print("\nwhat would have to change (each checked by re-running the cycle):")
-            print(_lines("\n".join(f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
-                                    for c in changes) or "  no single change found"))
+        if answer is not None:
+            print(_lines("\n" + answer.render_text()))
     return 0
 
 
