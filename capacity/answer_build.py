@@ -214,7 +214,7 @@ class Chain:
                                  f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
                                  "rolled back its placements", "gang: minAvailable placed together"),
                      "gang.minAvailable")
-        elif k == "jobPipelined" and r.verdict == "Reject":
+        elif k == "jobPipelined" and r.verdict == "Reject" and r.reasons:
             self.add(vote_check(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
         elif k == "preemptCommit":
             self.add(event_check(r, "passed", f"preempt kept its {r.detail.get('operations')} operations for "
