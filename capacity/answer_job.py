@@ -25,7 +25,7 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     chain = Chain(run, cycle, "", uid)
     chain.build()
     phase = job_phase_at_open(run, uid, cycle)
-    add_not_reached(chain, phase, True)
+    add_not_reached(chain, phase, False)
     checks = [c for c in chain.checks if c.outcome != "info" or c.action == "enqueue"]
     after = run.results[cycle - 1].podgroup_phases.get(uid, phase) if cycle - 1 < len(run.results) else phase
     stop = first_stopped(checks)
@@ -70,11 +70,12 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
         summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
         if outcome != "not admitted":
             stuck = next((p for p in parts if p.outcome == "pending"), None)
-            text = f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} pods: {summary}"
-            if stuck is not None:
+            text = (f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} "
+                    f"pod{'' if len(parts) == 1 else 's'}: {summary}")
+            if stuck is not None:  # the first pending pod's chain (it holds the job's own checks too)
                 text += f"; {stuck.subject[4:]} {stuck.sentence}"
                 rule = stuck.rule
-                checks = checks + [c for c in stuck.checks if c.action != "enqueue"]
+                checks = stuck.checks
             elif rule == "none":
                 rule = parts[0].rule
         else:
