@@ -372,6 +372,14 @@ class Chain:
         self.add(Check(r.action, "the victims", "passed", text, "", [], r.cycle))
 
 
+def not_reached_actions(checks: list[Check]) -> str:
+    """'allocate, reclaim and preempt': the actions that did not reach the subject (backfill left out: it
+    places only pods that request nothing, which a user rarely asks about)."""
+    acts = [c.action for c in checks if c.outcome == "not reached" and c.action != "backfill"]
+    acts = list(dict.fromkeys(acts))
+    return ", ".join(acts[:-1]) + f" and {acts[-1]}" if len(acts) > 1 else "".join(acts)
+
+
 def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
     return next((c for c in checks if c.outcome == "stopped" and (action is None or c.action == action)), None)
 
@@ -622,8 +630,9 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
         rule = chain.rules.get(id(vote), "") or rule
         text = f"pending: enqueue did not admit job {chain.uid}: {vote.text}"
-        if any(c.outcome == "not reached" for c in checks):
-            text += "; allocate, reclaim and preempt only consider jobs that are Inqueue or Running, so none tried it"
+        skipped = not_reached_actions(checks)
+        if skipped:
+            text += f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so none tried it"
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
                       next="waits in Pending: enqueue tries the job again every cycle")
     verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in _PLACING}
@@ -673,3 +682,7 @@ def final_state(run: ExplainRun, key: str) -> str:
         return f"after cycle {run.cycles}: {key} runs on {pod.node_name}"
     nominated = f" (nominated to {pod.nominated_node})" if pod.nominated_node else ""
     return f"after cycle {run.cycles}: {key} is pending{nominated}"
+
+
+def consider_verb(actions: str) -> str:
+    return "consider" if " and " in actions else "considers"

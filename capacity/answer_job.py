@@ -9,8 +9,10 @@ from capacity.answer_build import (
     Chain,
     add_not_reached,
     build_pod,
+    consider_verb,
     first_stopped,
     job_phase_at_open,
+    not_reached_actions,
     notes_for,
     queue_path,
 )
@@ -31,8 +33,10 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     stop = first_stopped(checks)
     if stop is not None and stop.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
-        text = (f"job {uid} stays Pending: enqueue did not admit it: {vote.text}; allocate, reclaim and preempt only "
-                "consider jobs that are Inqueue or Running, so nothing was placed or evicted for it")
+        skipped = not_reached_actions(checks)
+        text = f"job {uid} stays Pending: enqueue did not admit it: {vote.text}" + (
+            f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so nothing else was "
+            "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
             "waits in Pending: enqueue tries the job again every cycle"
     if phase in ("Pending", "") and after not in ("Pending", ""):
