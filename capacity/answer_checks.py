@@ -24,7 +24,8 @@ _TEMPLATES: list[tuple[tuple[str, ...], str]] = [
                                                   "realCapability {realCapability}"),
     (("allocated", "request", "deserved"), "allocated {allocated} + request {request} > deserved {deserved}"),
 ]
-_HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d")
+# A sentence that already shows its numbers: a sum or comparison, or a resource name followed by an amount.
+_HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d|\b(?:cpu|memory|pods|[\w.-]+/[\w.-]+) \d")
 
 
 def shown(dim: str, v: Any) -> str:
