@@ -68,7 +68,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     figures = [Figure("minAvailable", str(pg.min_member), float(pg.min_member))]
     if pg.min_resources is not None:
         for dim, v in _dims(pg.min_resources).items():
-            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v), v))
+            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v, run.before.unit_styles), v))
     if parts:
         counts = Counter(p.outcome for p in parts)
         summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
