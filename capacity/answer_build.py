@@ -677,6 +677,9 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
     if main.outcome in ("gone", "terminating"):
         main = next((a for a in per if a.outcome not in ("gone", "terminating")), main)
     pod = run.before.pods[key]
+    uid = f"{pod.namespace}/{pod.group}"
+    main.quirks = list(dict.fromkeys([*main.quirks, *(x.quirk for r in run.about(main.cycle, key, uid)
+                                                      for x in r.reasons if x.quirk)]))
     main.notes = notes_for(run, queue_path(run, run.before.podgroups[f"{pod.namespace}/{pod.group}"].queue))
     if run.cycles > 1:
         main.per_cycle = [(a.cycle, f"{a.outcome}: {a.sentence}") for a in per]
