@@ -421,7 +421,24 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
             out.append(Check(a, "pods of its queue to preempt", "info",
                              "preempt recorded no attempt for it", "", [], chain.cycle))
     rest = [c for c in chain.checks if c.action not in actions]
-    chain.checks = out + rest
+    chain.checks = _starving_said(out + rest, chain)
+
+
+def _starving_said(checks: list[Check], chain: Chain) -> list[Check]:
+    """Where reclaim or preempt tried the pod, the starving check it passed (only a False answer is recorded:
+    a job reclaim or preempt takes up was starving by every deciding jobStarving plugin)."""
+    out: list[Check] = []
+    seen: set[str] = set()
+    for c in checks:
+        if c.action in ROOM_ACTIONS and c.action not in seen:
+            seen.add(c.action)
+            if "starving" not in c.name and "the job is valid" not in c.name and c.outcome != "not reached" \
+                    and c.name != "pods of other queues to take back":
+                out.append(Check(c.action, "is the job starving?", "passed",
+                                 f"job {chain.uid} is starving (it still needs pods placed), so {c.action} tries to "
+                                 "make room for it", "", [], chain.cycle))
+        out.append(c)
+    return out
 
 
 def _sibling_no_fit(chain: Chain) -> Record | None:
