@@ -699,9 +699,23 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
                                                       for x in r.reasons if x.quirk)]))
     main.notes = notes_for(run, queue_path(run, run.before.podgroups[f"{pod.namespace}/{pod.group}"].queue))
     if run.cycles > 1:
-        main.per_cycle = [(a.cycle, f"{a.outcome}: {a.sentence}") for a in per]
+        main.per_cycle = cycle_lines([(a.cycle, a.outcome, a.sentence) for a in per])
         main.final = final_state(run, key)
     return main
+
+
+def cycle_lines(per: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
+    """One line per cycle: the outcome and its sentence, or, when a cycle said the same as the one before,
+    only that it did."""
+    out: list[tuple[int, str]] = []
+    last = ("", "")
+    for cycle, outcome, sentence in per:
+        if (outcome, sentence) == last:
+            out.append((cycle, f"{outcome} again, for the same reason"))
+        else:
+            out.append((cycle, sentence if sentence.startswith(outcome) else f"{outcome}: {sentence}"))
+        last = (outcome, sentence)
+    return out
 
 
 def final_state(run: ExplainRun, key: str) -> str:

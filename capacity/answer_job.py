@@ -10,6 +10,7 @@ from capacity.answer_build import (
     add_not_reached,
     build_pod,
     consider_verb,
+    cycle_lines,
     first_stopped,
     job_phase_at_open,
     not_reached_actions,
@@ -90,7 +91,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     a = Answer(subject, "job", outcome, text, rule, decisive + 1, figures=figures, checks=checks, next=nxt,
                parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
     if run.cycles > 1:
-        a.per_cycle = [(i + 1, f"{p[0]}: {p[1]}") for i, p in enumerate(per)]
+        a.per_cycle = cycle_lines([(i + 1, p[0], p[1]) for i, p in enumerate(per)])
         after = run.after.podgroups.get(uid)
         a.final = f"after cycle {run.cycles}: PodGroup {uid} is {after.phase if after else 'gone'}"
     return a

@@ -180,7 +180,7 @@ def test_a_pod_evicted_in_cycle_1_is_evicted_over_two_cycles_with_one_line_per_c
     a = answer_pod(explain_run(_tiers(), 2), "ns1/b1")
     assert (a.outcome, a.cycle) == ("evicted", 1)
     assert [c for c, _ in a.per_cycle] == [1, 2]
-    assert a.per_cycle[0][1].startswith("evicted: evicted by reclaim")
+    assert a.per_cycle[0][1].startswith("evicted by reclaim on n1")
     assert a.per_cycle[1][1].startswith("terminating: ns1/b1 is terminating on n1 (evicted in cycle 1)")
     assert a.final == "after cycle 2: ns1/b1 is gone (evicted and deleted)"
     assert "keeps running" not in render_text(a)
