@@ -392,6 +392,11 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
     job_pending = (phase_open in ("Pending", "") and (enq is None or "did not admit" in enq.text))
     out: list[Check] = []
     for a in actions:
+        if a == "allocate" and job_pending and "enqueue" not in actions:
+            # Without an enqueue action, allocate moves a Pending job to Inqueue itself (allocate.go) and goes on.
+            job_pending = False
+            out.append(Check(a, "the job is past Pending", "passed", f"job {chain.uid} was Pending; with no enqueue "
+                             "action configured, allocate moves it to Inqueue itself", "", [], chain.cycle))
         if a in have:
             out.extend(c for c in chain.checks if c.action == a)
             continue
@@ -605,7 +610,8 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
         at = next((i for i, c in enumerate(chain.checks) if c.action == done.action and c.text.startswith(
             ("bound to", "pipelined onto"))), None)
         if at is not None:
-            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action]
+            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action
+                                                    and c.name == "the queues before and after"]
     checks = chain.checks
     if bind is not None:
         allow = [c for c in checks if c.action == bind.action and c.outcome == "passed" and c.plugin]

@@ -232,3 +232,14 @@ def test_explain_cli_renders_the_one_answer(fmt: str) -> None:
         assert out["kind"] == "pod" and out["checks"] and out["rule"] == "capacity.realCapability"
     else:
         assert "checks, in the order Volcano ran them:" in proc.stdout and "first to stop it" in proc.stdout
+
+
+def test_without_an_enqueue_action_allocate_takes_up_a_pending_job_and_the_answer_says_so() -> None:
+    c = conf("allocate, backfill", [{"name": "priority"}, {"name": "gang"}],
+             [{"name": "drf"}, {"name": "predicates"}, {"name": "proportion"}])
+    a = answer_pod(explain_run(cluster(c, node("n1"), queue("q1"), podgroup("j", "q1", phase="Pending"),
+                                       pod("p", "j", {"cpu": "1"})), 1), "ns1/p")
+    assert a.outcome == "bound"
+    assert a.checks[0].text == "job ns1/j was Pending; with no enqueue action configured, allocate moves it to " \
+                               "Inqueue itself"
+    assert not [c for c in a.checks if c.outcome in ("stopped", "not reached")]
