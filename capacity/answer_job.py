@@ -40,10 +40,14 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
             "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
             "waits in Pending: enqueue tries the job again every cycle"
+    no_enqueue = "enqueue" not in run.before.conf.actions
     if phase in ("Pending", "") and after not in ("Pending", ""):
+        if no_enqueue:
+            return "admitted", (f"job {uid} left Pending: with no enqueue action configured, allocate moved it "
+                                f"(Pending -> {after})"), "allocate.admitted", checks, ""
         return "admitted", f"job {uid} was admitted by enqueue: Pending -> {after}", "enqueue.admitted", checks, ""
-    if phase in ("Pending", "") and "enqueue" not in run.before.conf.actions:
-        text = f"job {uid} stays Pending: the scheduler configuration runs no enqueue action"
+    if phase in ("Pending", "") and no_enqueue and "allocate" not in run.before.conf.actions:
+        text = f"job {uid} stays Pending: the scheduler configuration runs neither enqueue nor allocate"
         return "not admitted", text, "conf.noEnqueue", checks, ""
     return after.lower() or "pending", f"job {uid} is {after}", "none", checks, ""
 
