@@ -79,8 +79,9 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
         summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
         if outcome != "not admitted":
             stuck = next((p for p in parts if p.outcome == "pending"), None)
-            text = (f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} "
-                    f"pod{'' if len(parts) == 1 else 's'}: {summary}")
+            lead = f"{text}; queue {pg.queue}, minAvailable {pg.min_member}" if outcome == "admitted" else \
+                f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member})"
+            text = f"{lead}: {len(parts)} pod{'' if len(parts) == 1 else 's'}: {summary}"
             if stuck is not None:  # the first pending pod's chain (it holds the job's own checks too)
                 text += f"; {stuck.subject[4:]} {stuck.sentence}"
                 rule = stuck.rule
