@@ -340,7 +340,8 @@ class Chain:
             by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
         why = "; ".join(f"{len(xs)} kept, e.g. {self._say(xs[0])}" if len(xs) > 1 else self._say(xs[0])
                         for xs in by_rule.values())
-        offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
+        offer = f"offers {pods_list(victims)} as victims" if victims else \
+            "offers no victim, which ends this tier undecided (the next tier, if any, is asked)"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
                        offer + (f" ({why})" if why else ""), r.plugin, [], r.cycle))
 
@@ -676,6 +677,14 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
     said: dict[str, list[str]] = {}
     for a in [a for a in chain.run.before.conf.actions if a in _PLACING]:
         stops = [c for c in checks if c.action == a and c.outcome == "stopped"]
+        alike = [c for c in stops if c.name == stops[0].name] if stops else []
+        if len(alike) > 2 and alike[-1] is stops[-1]:  # the same step failing attempt after attempt (node by node)
+            text = f"{alike[0].text} (and so {len(alike) - 1} more times)"
+            if stops[0] is first:
+                parts[0] += f" (and so {len(alike) - 1} more times)"
+            else:
+                said.setdefault(text, []).append(a)
+            continue
         for stop in {id(x): x for x in stops[:1] + stops[-1:]}.values():
             if stop is not first and stop.text != first.text:
                 said.setdefault(stop.text, []).append(a)

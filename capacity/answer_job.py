@@ -61,7 +61,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     if pg.queue not in run.before.queues:
         text = (f"job {uid} is not scheduled: its queue {pg.queue!r} does not exist, so Volcano leaves it out of the "
                 "session")
-        return Answer(subject, "job", "not scheduled", text, "session.queueMissing", 1,
+        return Answer(subject, "job", "not-scheduled", text, "session.queueMissing", 1,
                       checks=[Check("session", "the job's queue exists", "stopped", text)])
     pods = sorted(k for k, p in run.before.pods.items() if p.group == pg.name and p.namespace == pg.namespace)
     parts = [build_pod(run, k) for k in pods]
