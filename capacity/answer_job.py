@@ -35,7 +35,8 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     if stop is not None and stop.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
         skipped = not_reached_actions(checks)
-        text = f"job {uid} stays Pending: enqueue did not admit it: {vote.text}" + (
+        queue = run.before.podgroups[uid].queue
+        text = f"job {uid} (queue {queue}) stays Pending: enqueue did not admit it: {vote.text}" + (
             f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so nothing else was "
             "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \

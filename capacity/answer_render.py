@@ -56,7 +56,9 @@ def _check_lines(checks: list[Check], stop: Check | None, verbose: bool) -> list
 def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
     if a.kind == "queue" and not indent:
         return render_queue(a, verbose)
-    lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})  [{a.rule}]", f"  {a.sentence}"]
+    # (the rule id is for programs, in JSON; a person reads it only with --verbose)
+    lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})" + (f"  rule: {a.rule}" if verbose else ""),
+             f"  {a.sentence}"]
     if a.checks:
         lines.append("  checks, in the order Volcano ran them:")
         stop = a.stopper if a.outcome in ("pending", "not admitted", "not-scheduled") else None
@@ -92,7 +94,7 @@ def render_queue(a: Answer, verbose: bool = False) -> str:
     if a.reasons:
         lines.append("  top reasons:")
         for n, rule, example in a.reasons:
-            lines.append(f"    {n} x [{rule}] e.g. {_clip(example, 220)}")
+            lines.append(f"    {n} x" + (f" (rule: {rule})" if verbose else "") + f", e.g. {_clip(example, 220)}")
     if a.notes:
         lines.append("  session notes:")
         lines += [f"    - {_clip(n, 220)}" for n in a.notes[:5]]
