@@ -381,6 +381,31 @@ def not_reached_actions(checks: list[Check]) -> str:
     return ", ".join(acts[:-1]) + f" and {acts[-1]}" if len(acts) > 1 else "".join(acts)
 
 
+def derivation_checks(run: ExplainRun, cycle: int, stop: Check) -> list[Check]:
+    """For a stopper that compares with a queue's deserved or realCapability: how the queue plugin worked that
+    figure out as the session opened (its queueFigures record and, for proportion's deserved, the rounds of
+    its water-filling), as recorded."""
+    limits = [f.name.split(" ") for f in stop.figures]
+    hit = next(((q, lim) for q, lim, *_ in (x for x in limits if len(x) == 3) if lim in ("deserved", "realCapability")),
+               None)
+    if hit is None:
+        return []
+    queue, limit = hit
+    out: list[Check] = []
+    figures = next((r for r in run.about(cycle, queue) if r.kind == "queueFigures" and r.reasons), None)
+    if figures is not None:
+        out.append(Check("session", f"how queue {queue}'s {limit} was worked out", "info",
+                         figures.reasons[0].text, figures.plugin, [], cycle))
+    if limit == "deserved" and stop.plugin == "proportion":
+        for r in run.cycle_records(cycle):
+            if r.kind == "proportionRound" and r.reasons:
+                out.append(Check("session", f"proportion's {r.subject}", "info", r.reasons[0].text, "proportion",
+                                 [], cycle))
+            elif r.action not in ("open", ""):
+                break
+    return out
+
+
 def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
     return next((c for c in checks if c.outcome == "stopped" and (action is None or c.action == action)), None)
 
@@ -706,6 +731,8 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         text = "pending: no action placed or stopped it in this cycle"
         return Answer(subject, "pod", "pending", text, "session.notConsidered", chain.cycle, checks=checks)
     rule = chain.rules.get(id(first), "") or f"{first.action}.{first.plugin or 'stopped'}"
+    at = checks.index(first) + 1
+    checks[at:at] = derivation_checks(chain.run, chain.cycle, first)
     if first.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
         rule = chain.rules.get(id(vote), "") or rule
