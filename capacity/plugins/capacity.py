@@ -1073,13 +1073,13 @@ class CapacityPlugin(Plugin):
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: "
-                                  f"{self._sum_text(sum_d)} in sum against its deserved "
+            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
+                                  f"adds up to {self._sum_text(sum_d)}, its own is "
                                   f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: "
-                                  f"{self._sum_text(sum_g)} in sum against its guarantee "
+            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
+                                  f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
                                   f"{self._sum_text(parent.guarantee)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         for name in sorted(parent.children):
