@@ -34,6 +34,14 @@ class PodState:
 def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
     pod = run.before.pods[key]
     st = PodState("terminating" if pod.deleting else ("running" if pod.node_name else "pending"), pod.node_name)
+    # A cluster taken after the run (the dashboard's) already shows the run's own binds and evictions: the pod
+    # stood as it was before the first of them.
+    first = next((r for c in range(1, run.cycles + 1) for r in run.about(c, key) if r.kind in ("bind", "evict")),
+                 None)
+    if first is not None and first.kind == "evict" and pod.deleting:
+        st = PodState("running", pod.node_name or str(first.detail.get("node") or ""))
+    elif first is not None and first.kind == "bind" and pod.node_name:
+        st = PodState("pending")
     for c in range(1, cycle):
         if st.state == "terminating":
             st = PodState("gone", st.node, st.evicted_in)
@@ -50,6 +58,9 @@ def job_phase_at_open(run: ExplainRun, uid: str, cycle: int) -> str:
     """The PodGroup's phase as `cycle` opened: the phase each earlier cycle wrote as it closed (its `phase`
     records), else the phase in the cluster before the run."""
     phase = run.before.podgroups[uid].phase or "Pending"
+    first = next((r for r in run.records if r.kind == "phase" and r.subject == uid), None)
+    if first is not None and first.detail.get("before"):  # (the cluster given may be one taken after the run)
+        phase = str(first.detail["before"])
     for r in run.records:
         if r.cycle >= cycle:
             break
