@@ -355,13 +355,9 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
                                  f"found no node first ({sib.verdict}), and allocate stops a job there", "", [],
                                  chain.cycle))
                 chain.rules[id(out[-1])] = "allocate.jobStopped"
-        elif a == "reclaim":
-            out.append(Check(a, "pods of other queues to take back", "info",
-                             "reclaim found nothing to evict for it: no node runs a Running, preemptable pod of "
-                             "another reclaimable queue", "", [], chain.cycle))
-        elif a == "preempt":
-            out.append(Check(a, "pods of its queue to preempt", "info",
-                             "preempt recorded no attempt for it", "", [], chain.cycle))
+        elif a in ROOM_ACTIONS:
+            out.append(Check(a, "an attempt for the pod", "info", f"{a} recorded no attempt for it", "", [],
+                             chain.cycle))
     rest = [c for c in chain.checks if c.action not in actions]
     chain.checks = _starving_said(out + rest, chain)
 
@@ -375,7 +371,7 @@ def _starving_said(checks: list[Check], chain: Chain) -> list[Check]:
         if c.action in ROOM_ACTIONS and c.action not in seen:
             seen.add(c.action)
             if "starving" not in c.name and "the job is valid" not in c.name and c.outcome != "not reached" \
-                    and c.name != "pods of other queues to take back":
+                    and c.name != "an attempt for the pod":
                 out.append(Check(c.action, "is the job starving?", "passed",
                                  f"job {chain.uid} is starving (it still needs pods placed), so {c.action} tries to "
                                  "make room for it", "", [], chain.cycle))
