@@ -81,3 +81,11 @@ class PriorityPlugin(Plugin):
         # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (Job.may_starve
         # holds whenever this does: Session.starving_candidates)
         return job.ready_num + len(job.index.get(TaskStatus.PIPELINED) or ()) < len(job.tasks)
+
+    def not_starving_reason(self, job: Job) -> None:
+        """The trace's reason for a False of `job_starving` (Session.job_starving asks, tracing only)."""
+        waiting = len(job.index.get(TaskStatus.PIPELINED) or ())
+        self.ssn.trace.because(self.name, "notStarving",
+                               f"job {job.uid} is not starving: ready {job.ready_num} + pipelined {waiting} "
+                               f"= all {len(job.tasks)} tasks", ready=job.ready_num, waiting=waiting,
+                               tasks=len(job.tasks))
