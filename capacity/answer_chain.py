@@ -107,6 +107,8 @@ class Chain:
                 voted = any(c.action == "enqueue" and c.outcome == "stopped" for c in self.checks)
                 self.add(event_check(r, "info" if voted else "stopped", f"enqueue did not admit job {self.uid}: "
                                      "its PodGroup stays Pending", "enqueue verdict"), "enqueue.rejected")
+        elif k == "noNodes":
+            self.add(event_check(r, "stopped", str(r.verdict), "the session has a node"), "session.noNodes")
         elif k == "jobValid":
             self.add(self._vc(r, "stopped", f"{r.plugin}: the job is valid"), rule_of(best_reason(list(r.reasons)),
                                                                                       "gang.jobValid"))
@@ -239,7 +241,7 @@ class Chain:
                 if c.action != a or c.name.startswith(words("preemptFailed")):
                     break
                 summed = summed or c.outcome == "stopped"
-            text = why if k == "preemptNoCandidates" else f"{words(k)}{where}: {why}"
+            text = why if k == "preemptNoCandidates" or why.startswith(words(k)) else f"{words(k)}{where}: {why}"
             self.add(event_check(r, "info" if summed else "stopped", text), rule)
 
     def _vote(self, r: Record) -> None:

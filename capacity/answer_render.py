@@ -10,7 +10,8 @@ _MARK = {"passed": "ok", "stopped": "STOP", "not reached": "--", "info": "  "}
 def _check_line(c: Check, first_stop: Check | None) -> str:
     mark = _MARK.get(c.outcome, "  ")
     tag = "  <- first to stop it" if c is first_stop else ""
-    return f"    [{mark:>4}] {c.action}: {c.name}: {c.text}{tag}"
+    head = "" if c.text.startswith(c.name) else f"{c.name}: "  # a text that starts with its name says it once
+    return f"    [{mark:>4}] {c.action}: {head}{c.text}{tag}"
 
 
 MAX_CHECKS = 24  # check lines shown without --verbose

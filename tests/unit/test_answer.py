@@ -275,3 +275,19 @@ def test_an_overcommit_refusal_gives_total_factor_used_and_idle() -> None:
     assert "job ns1/b (queue qb) stays Pending" in a.sentence
     assert "inqueue 0 + minResources 4 > idle 2 (total 10 x factor 1.2 = 12, minus used 10)" in a.sentence
     assert "allocate and reclaim only consider jobs that are Inqueue or Running" in a.sentence
+
+
+# ---- the integrator's additions --------------------------------------------------------------------------
+
+def test_no_ready_node_is_the_first_stopper_and_each_check_says_its_words_once() -> None:
+    """With every node NotReady, allocate's "the session has no node" stopped the pod first (not preempt's
+    filters, which only come later), and no check line repeats its own name before its text."""
+    sick = node("n1", cpu="4", memory="8Gi")
+    sick["status"]["conditions"] = [{"type": "Ready", "status": "False"}]
+    objs = [CAPACITY_CONF, sick, queue("q1"),
+            podgroup("j1", "q1", phase="Inqueue"), pod("p0", "j1", {"cpu": "1", "memory": "1Gi"})]
+    a = answer_pod(explain_run(cluster(*objs), 1), "ns1/p0")
+    assert a.stopper is not None and a.stopper.action == "allocate"
+    assert "the session has no node" in a.sentence.split(";")[0]
+    text = render_text(a)
+    assert "no node passes the preemption filters: no node passes the preemption filters" not in text
