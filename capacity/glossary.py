@@ -24,6 +24,7 @@ KINDS: dict[str, str] = {
     "roleAlreadyFailed": "another pod of the same role already found no node",
     "prePredicateFailed": "the pod's pre-filter failed",
     "noFit": "no node fits the pod",
+    "noNodes": "the session has no node (none is Ready)",
     "nodeChosen": "node chosen for the pod",
     "scoreTie": "several nodes scored the same",
     "allocate": "pod allocated to a node",
