@@ -384,7 +384,8 @@ class Simulator:
                                 pods={k: copy.copy(v) for k, v in c.pods.items()},
                                 priority_classes=dict(c.priority_classes),
                                 global_default_priority=c.global_default_priority,
-                                namespace_weights=dict(c.namespace_weights), conf=c.conf, warnings=list(c.warnings))
+                                namespace_weights=dict(c.namespace_weights), conf=c.conf, warnings=list(c.warnings),
+                                unit_styles=dict(c.unit_styles))
         other.options = self.options
         other._cache = SnapshotCache()
         other.trace = None

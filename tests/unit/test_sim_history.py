@@ -93,6 +93,13 @@ def test_a_branch_is_independent_of_its_origin() -> None:
     assert snapshot(sim) == snapshot(other)
 
 
+def test_a_branch_keeps_the_units_the_input_was_written_in() -> None:
+    """Answers read on a branch show 2G as 2G, as on its origin (the branch used to drop the units)."""
+    sim = Simulator(tidal("AbortJob"))
+    sim.cluster.unit_styles["memory"] = "decimal"
+    assert sim.branch().cluster.unit_styles == sim.cluster.unit_styles
+
+
 def test_diff_says_what_moved_and_which_queue_share_changed() -> None:
     sim = Simulator(tidal("RestartJob"))
     sim.run(50)
