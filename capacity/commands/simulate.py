@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Any
 
+from capacity.commands.outputs import check_writable, write_or_report
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from capacity.scheduler import simulate
+from capacity.text import shown_lines
 from capacity.trace import Trace
 
 
@@ -42,9 +44,15 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
         from capacity.limits import read_text_file
         cluster.conf = parse_conf_text(read_text_file(args.conf), args.conf)
     if warn:
-        for w in [*cluster.warnings, *cluster.conf.warnings]:
-            print(f"warning: {w}", file=sys.stderr)
+        print_warnings([*cluster.warnings, *cluster.conf.warnings])
     return cluster
+
+
+def print_warnings(warnings: list[Any]) -> None:
+    """One stderr line per tolerated-input warning, a newline in a name shown escaped."""
+    from capacity.text import shown
+    for w in warnings:
+        print(f"warning: {shown(str(w))}", file=sys.stderr)
 
 
 def options(args: argparse.Namespace) -> SessionOptions:
@@ -55,14 +63,20 @@ def options(args: argparse.Namespace) -> SessionOptions:
 def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
+    check_writable("--trace", args.trace)
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
     out = simulate(cluster, args.cycles, trace, options(args)).as_json()
+    failed = None
     if args.trace:
-        with open(args.trace, "w", encoding="utf-8") as fh:
-            for rec in trace.records:
-                fh.write(json.dumps(rec.as_dict()) + "\n")
+        def write(path: str) -> None:
+            with open(path, "w", encoding="utf-8") as fh:
+                for rec in trace.records:
+                    fh.write(json.dumps(rec.as_dict()) + "\n")
+        failed = write_or_report("--trace", args.trace, write)
     print(json.dumps(out) if args.format == "json" else render_text(out))
+    if failed:
+        raise failed  # after the result: the cycle's outcome is not lost with the file
     return 0
 
 
@@ -85,4 +99,4 @@ def render_text(out: dict[str, Any]) -> str:
         lines.append(f"  {name}: share {q['share']:.3f}")
         for key in ("deserved", "allocated", "realCapability"):
             lines.append(f"    {key:<15}{fmt(q[key])}")
-    return "\n".join(lines)
+    return shown_lines(lines)
