@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from capacity.resources import Resource
+from capacity.text import safe
 
 QUOTA_KEY = "volcano.sh/card.quota"
 REQUEST_KEY = "volcano.sh/card.request"
@@ -60,14 +61,42 @@ class NodeCards:
         return hit[0] if hit else None
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+_ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+def go_atoi(text: str) -> int | None:
+    """Go's strconv.Atoi on a 64-bit machine: an optional sign and ASCII digits within int64, else None.
+
+    Python's int() is wider: it takes '٣' (Arabic-Indic digits), '1_000', ' 12 ' and any length.
+    """
+    if len(text) > 20 or not _ATOI.fullmatch(text):
+        return None
+    n = int(text)
+    return n if INT64_MIN <= n <= INT64_MAX else None
+
+
 def _int_label(labels: dict[str, str], key: str) -> int | None:
     raw = labels.get(key)
     if raw is None or raw == "":
         return None
-    try:
-        return int(raw)
-    except ValueError:
-        return None
+    return go_atoi(raw)
+
+
+def label_problems(labels: dict[str, str]) -> list[tuple[str, str]]:
+    """(label, problem) for the integer labels discovery reads that Go's strconv.Atoi refuses."""
+    out: list[tuple[str, str]] = []
+    for key in sorted(labels):
+        m = PRODUCT_LABEL_RE.match(key)
+        if m is None or MIG_PREFIX in key:
+            continue
+        for sub in (f"{m.group(1)}.memory", MPS_REPLICAS_LABEL):
+            raw = labels.get(sub)
+            if raw and go_atoi(raw) is None:
+                out.append((sub, "not an integer Go's strconv.Atoi reads (ASCII digits within 64 bits); "
+                            "capacity-card reads 0"))
+        break
+    return out
 
 
 def discover(node: str, labels: dict[str, str], allocatable: Resource) -> NodeCards:
@@ -130,15 +159,22 @@ def parse_card_json(text: str | None) -> tuple[dict[str, float], str]:
         return {}, ""
     try:
         data = json.loads(text)
+    except RecursionError:
+        return {}, "nested too deeply to be a JSON object of card name -> count; the whole annotation is ignored"
     except ValueError as exc:
-        return {}, f"not valid JSON ({exc.msg}); the whole annotation is ignored"
+        why = exc.msg if isinstance(exc, json.JSONDecodeError) else "a number too long to read"
+        return {}, f"not valid JSON ({why}); the whole annotation is ignored"
     if not isinstance(data, dict):
         return {}, "must be a JSON object of card name -> count; the whole annotation is ignored"
     out: dict[str, float] = {}
     for name, count in data.items():
         if isinstance(count, bool) or not isinstance(count, int):
-            return {}, (f"count of {name!r} must be a JSON integer, got {count!r}; Go's json.Unmarshal into "
-                        "map[string]int fails, so the whole annotation is ignored")
+            shown = repr(count) if isinstance(count, int | float | str) else type(count).__name__
+            return {}, (f"count of {safe(repr(name))[:60]} must be a JSON integer, got {safe(shown)[:60]}; Go's "
+                        "json.Unmarshal into map[string]int fails, so the whole annotation is ignored")
+        if not INT64_MIN <= count <= INT64_MAX:
+            return {}, (f"count of {safe(repr(name))[:60]} has {len(str(abs(count)))} digits, beyond Go's int "
+                        "(64 bits); json.Unmarshal into map[string]int fails, so the whole annotation is ignored")
         out[str(name)] = float(count * CARD_MULTIPLIER)
     return out, ""
 

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from capacity.commands import COMMANDS
 from capacity.errors import InputError, ResourceUnderflow
-from capacity.text import shown, shown_output
+from capacity.text import safe, safe_output
 
 #: Exit status when interrupted (128 + SIGINT) and when the output pipe closed (128 + SIGPIPE), as a shell says.
 EXIT_INTERRUPTED = 130
@@ -37,7 +37,7 @@ class TerminalSafe:
         self.unfiltered = stream
 
     def write(self, s: str) -> int:
-        self.unfiltered.write(shown_output(s))
+        self.unfiltered.write(safe_output(s))
         return len(s)
 
     def writelines(self, lines: Any) -> None:
@@ -77,10 +77,10 @@ def _run(argv: list[str] | None) -> int:
     try:
         return int(module.run(args))
     except InputError as exc:
-        print(f"error: {shown(str(exc))}", file=sys.stderr)
+        print(f"error: {safe(str(exc))}", file=sys.stderr)
         return 2
     except ResourceUnderflow as exc:
-        print(f"error: Volcano would panic here (resource underflow): {shown(str(exc))}", file=sys.stderr)
+        print(f"error: Volcano would panic here (resource underflow): {safe(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.errors import InputError
+from capacity.text import safe
 
 #: Every PluginOption switch with its default when the key is absent from YAML.
 SWITCH_DEFAULTS: dict[str, bool] = {
@@ -127,9 +128,10 @@ class ConfWarning:
 
     field: str
     message: str
+    source: str = "volcano-scheduler.conf"
 
     def __str__(self) -> str:
-        return f"volcano-scheduler.conf: {self.field}: {self.message}"
+        return f"{self.source}: {self.field}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -160,70 +162,168 @@ def _suggest(word: str, choices: list[str] | set[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+class ConfRefused(InputError):
+    """Text Volcano's UnmarshalSchedulerConf fails on: Volcano then keeps its previous configuration.
+
+    scheduler.go:196-203 @ed72c7c8 (loadSchedulerConf): an error from UnmarshalSchedulerConf is logged and
+    the configuration loaded before stays; at start that is DefaultSchedulerConf (scheduler.go:172-180).
+    The loader (`load_conf`) runs the default with one warning; editors (`parse_conf`) show the error.
+    """
+
+
+#: What the loader says when Volcano refuses a configuration (one warning, naming field and reason).
+REFUSED = ("; Volcano refuses the whole configuration file (UnmarshalSchedulerConf fails) and keeps its previous "
+           "configuration, at start its default (enqueue, allocate, backfill; priority, gang, conformance | "
+           "overcommit, drf, predicates, proportion, nodeorder): the default runs here")
+
+
+def load_conf(text: str, *, where: str = "volcano-scheduler.conf") -> SchedulerConf:
+    """The configuration Volcano runs with given this text: parsed, or the default if Volcano refuses it."""
+    try:
+        return parse_conf(text, where=where)
+    except ConfRefused as exc:
+        conf = default_conf()
+        conf.is_default = False  # a configuration was given: its refusal is said in the warning
+        source = f"{where}: data.volcano-scheduler.conf" if where.startswith("ConfigMap/") else where
+        conf.warnings.append(ConfWarning(exc.field or "(the whole text)", exc.message + REFUSED, source))
+        return conf
+
+
+def _describe(value: Any) -> str:
+    """A YAML value in the user's words for a refusal (quoted strings said to be strings)."""
+    if isinstance(value, str):
+        shown = repr(value) if len(value) <= 40 else repr(value[:40]) + "..."
+        return f"the string {safe(shown)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return f"{safe(repr(value))[:40]}"
+
+
+def _go_string(value: Any, where: str, fld: str) -> str:
+    """A string field as gopkg.in/yaml.v2 fills it: any scalar's text; a mapping or list fails to decode."""
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        raise ConfRefused(where, fld, f"must be a string, got {_describe(value)} (yaml: cannot unmarshal it "
+                          "into a string)")
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+def _go_map(value: Any, where: str, fld: str) -> dict[str, Any]:
+    """A map field (arguments, metrics): null is empty; anything but a mapping fails to decode."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ConfRefused(where, fld, f"must be a mapping, got {_describe(value)} (yaml: cannot unmarshal it "
+                          "into a map)")
+    return value
+
+
+def _go_list(value: Any, where: str, fld: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ConfRefused(where, fld, f"must be a list, got {_describe(value)} (yaml: cannot unmarshal it into "
+                          "a list)")
+    return value
+
+
 def parse_conf(text: str, *, where: str = "volcano-scheduler.conf") -> SchedulerConf:
-    """Parse the conf text as Volcano would; raise InputError only where Volcano rejects the file."""
+    """Parse the conf text as Volcano's UnmarshalSchedulerConf does (pkg/scheduler/util.go:53-93 @ed72c7c8).
+
+    Raises `ConfRefused` wherever that function returns an error (Volcano then keeps its previous
+    configuration: see `load_conf`), InputError for input refused before parsing (size, alias bombs).
+    The file is decoded by gopkg.in/yaml.v2 into typed fields (util.go:58; conf/scheduler_conf.go): unknown
+    keys are ignored, a scalar fills a string field with its text, but a non-boolean switch, a list or
+    mapping of the wrong shape fails the whole decode.
+    """
     from capacity.limits import safe_load  # safe loader, size and anchor-bomb checks
 
-    data = safe_load(text, where) if text and text.strip() else {}
+    try:
+        data = safe_load(text, where) if text and text.strip() else {}
+    except InputError as exc:
+        if exc.message.startswith("malformed YAML"):  # yaml.Unmarshal fails: util.go:58-60
+            raise ConfRefused(exc.obj, exc.field, exc.message) from None
+        raise
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise InputError(where, "", "must be a mapping with 'actions' and 'tiers'")
+        raise ConfRefused(where, "", f"must be a mapping with 'actions' and 'tiers', got {_describe(data)}")
     warnings: list[ConfWarning] = []
     for key in data:
         if key not in ("actions", "tiers", "configurations", "metrics"):
-            warnings.append(ConfWarning(str(key), "unknown top-level key; Volcano ignores it"
+            warnings.append(ConfWarning(safe(str(key)), "unknown top-level key; Volcano ignores it"
                                         + _suggest(str(key), ["actions", "tiers", "configurations"])))
-    actions_raw = data.get("actions", "")
-    if not isinstance(actions_raw, str):
-        raise InputError(where, "actions", "must be a comma-separated string")
-    actions = [a.strip() for a in actions_raw.split(",") if a.strip()]
-    for i, a in enumerate(actions):
-        if a not in KNOWN_ACTIONS:
-            raise InputError(where, f"actions[{i}]", f"unknown action {a!r}; Volcano rejects the whole "
-                             "file and keeps its previous configuration" + _suggest(a, KNOWN_ACTIONS))
-        if a not in SIMULATED_ACTIONS:
-            warnings.append(ConfWarning(f"actions[{i}]", f"action {a!r} is not simulated; it is skipped"))
+    actions_text = _go_string(data.get("actions"), where, "actions")
+    for mk, mv in _go_map(data.get("metrics"), where, "metrics").items():
+        _go_string(mv, where, f"metrics.{mk}")
     tiers: list[list[PluginOption]] = []
-    tiers_raw = data.get("tiers") or []
-    if not isinstance(tiers_raw, list):
-        raise InputError(where, "tiers", "must be a list of {plugins: [...]}")
-    for ti, tier in enumerate(tiers_raw):
+    for ti, tier in enumerate(_go_list(data.get("tiers"), where, "tiers")):
         if tier is not None and not isinstance(tier, dict):
-            raise InputError(where, f"tiers[{ti}]", "must be a mapping {plugins: [...]}")
-        plugins_raw = (tier or {}).get("plugins")
-        if plugins_raw is None:
-            plugins_raw = []
-        if not isinstance(plugins_raw, list):
-            raise InputError(where, f"tiers[{ti}].plugins", "must be a list")
+            raise ConfRefused(where, f"tiers[{ti}]", f"must be a mapping {{plugins: [...]}}, got {_describe(tier)}")
         opts: list[PluginOption] = []
-        for pi, p in enumerate(plugins_raw):
+        for pi, p in enumerate(_go_list((tier or {}).get("plugins"), where, f"tiers[{ti}].plugins")):
             path = f"tiers[{ti}].plugins[{pi}]"
-            if not isinstance(p, dict) or not isinstance(p.get("name"), str):
-                raise InputError(where, path, "each plugin needs a 'name'")
-            opts.append(_plugin_option(p, path, warnings))
+            if p is not None and not isinstance(p, dict):
+                raise ConfRefused(where, path, f"must be a mapping with a 'name', got {_describe(p)}")
+            opt = _plugin_option(p or {}, path, warnings, where)
+            if opt is not None:
+                opts.append(opt)
         tiers.append(opts)
     configurations: dict[str, dict[str, Any]] = {}
-    configurations_raw = data.get("configurations") or []
-    if not isinstance(configurations_raw, list):
-        raise InputError(where, "configurations", "must be a list of {name: ..., arguments: {...}}")
-    for ci, c in enumerate(configurations_raw):
-        if isinstance(c, dict) and isinstance(c.get("name"), str):
-            args = c.get("arguments") or {}
-            if not isinstance(args, dict):
-                warnings.append(ConfWarning(f"configurations[{ci}].arguments", "must be a mapping; ignored"))
-                args = {}
-            configurations[c["name"]] = args
+    for ci, c in enumerate(_go_list(data.get("configurations"), where, "configurations")):
+        if c is not None and not isinstance(c, dict):
+            raise ConfRefused(where, f"configurations[{ci}]", f"must be a mapping {{name: ..., arguments: "
+                              f"{{...}}}}, got {_describe(c)}")
+        c = c or {}
+        name = _go_string(c.get("name"), where, f"configurations[{ci}].name")
+        args = _go_map(c.get("arguments"), where, f"configurations[{ci}].arguments")
+        if name:
+            configurations[name] = args
         else:
             warnings.append(ConfWarning(f"configurations[{ci}]", "needs a 'name'; ignored"))
-    _check_combinations(tiers, warnings)
+    _check_combinations(tiers, where)
+    actions = _split_actions(actions_text, where, warnings)
     return SchedulerConf(actions, tiers, configurations, warnings, text)
 
 
-def _plugin_option(p: dict[str, Any], path: str, warnings: list[ConfWarning]) -> PluginOption:
-    name = p["name"]
+def _split_actions(text: str, where: str, warnings: list[ConfWarning]) -> list[str]:
+    """util.go:83-90 @ed72c7c8: split on ",", TrimSpace each name, framework.GetAction must know it (an
+    empty text or an empty entry too: GetAction("") fails), else UnmarshalSchedulerConf returns an error."""
+    actions: list[str] = []
+    for i, raw in enumerate(text.split(",")):
+        a = raw.strip(_GO_SPACE)
+        if a not in KNOWN_ACTIONS:
+            if not text.strip(_GO_SPACE):
+                why = "is empty: Volcano finds no action named '' (failed to find Action)"
+                raise ConfRefused(where, "actions", why)
+            what = "an empty entry" if not a else f"unknown action {safe(repr(a))}"
+            raise ConfRefused(where, f"actions[{i}]", f"{what}: Volcano's framework.GetAction finds no such "
+                              "action (failed to find Action)" + _suggest(a, KNOWN_ACTIONS))
+        if a not in SIMULATED_ACTIONS:
+            warnings.append(ConfWarning(f"actions[{i}]", f"action {a!r} is not simulated; it is skipped"))
+        actions.append(a)
+    return actions
+
+
+#: strings.TrimSpace's white space (unicode.IsSpace): what Python's str.strip() removes, less the separators
+#: Go does not count (U+001C..U+001F).
+_GO_SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+             "\u2028\u2029\u202f\u205f\u3000")
+
+
+def _plugin_option(p: dict[str, Any], path: str, warnings: list[ConfWarning], where: str) -> PluginOption | None:
+    name = _go_string(p.get("name"), where, f"{path}.name")
+    if not name:
+        warnings.append(ConfWarning(f"{path}.name", "missing; Volcano finds no plugin '' when a session opens and "
+                                    "runs without this entry"))
+        return None
     if name not in KNOWN_PLUGINS:
-        warnings.append(ConfWarning(f"{path}.name", f"unknown plugin {name!r}; Volcano only logs this "
+        warnings.append(ConfWarning(f"{path}.name", f"unknown plugin {safe(repr(name))}; Volcano only logs this "
                                     "and runs without it" + _suggest(name, KNOWN_PLUGINS)))
     elif name not in SIMULATED_PLUGINS:
         warnings.append(ConfWarning(f"{path}.name", f"plugin {name!r} is not simulated; it is skipped"))
@@ -233,31 +333,29 @@ def _plugin_option(p: dict[str, Any], path: str, warnings: list[ConfWarning]) ->
         if key == "name":
             continue
         if key == "arguments":
-            arguments = value if isinstance(value, dict) else {}
-            if value is not None and not isinstance(value, dict):
-                warnings.append(ConfWarning(f"{path}.arguments", "must be a mapping; ignored"))
+            arguments = _go_map(value, where, f"{path}.arguments")
             continue
         if key in SWITCH_DEFAULTS:
             if isinstance(value, bool):
                 switches[key] = value
-            elif value is None:
-                pass
-            else:
-                warnings.append(ConfWarning(f"{path}.{key}", f"must be true or false, got {value!r}; "
-                                            "Volcano rejects a non-boolean here"))
+            elif value is not None:
+                quoted = " (quoted, so YAML reads a string)" if isinstance(value, str) else ""
+                raise ConfRefused(where, f"{path}.{key}", f"must be true or false, got {_describe(value)}{quoted}: "
+                                  "Volcano's YAML decoder cannot unmarshal it into a bool")
             continue
-        hint = _suggest(key, list(SWITCH_DEFAULTS))
-        warnings.append(ConfWarning(f"{path}.{key}", f"unknown switch {key!r} on plugin {name!r}; "
-                                    f"Volcano ignores it{hint}"))
+        hint = _suggest(str(key), list(SWITCH_DEFAULTS))
+        warnings.append(ConfWarning(f"{path}.{safe(str(key))}", f"unknown switch {safe(repr(key))} on plugin "
+                                    f"{safe(repr(name))}; Volcano ignores it{hint}"))
     return PluginOption(name, switches, arguments)
 
 
-def _check_combinations(tiers: list[list[PluginOption]], warnings: list[ConfWarning]) -> None:
+def _check_combinations(tiers: list[list[PluginOption]], where: str) -> None:
+    """util.go:62-81 @ed72c7c8: drf with enableHierarchy and proportion in one tier is an error."""
     for ti, tier in enumerate(tiers):
         names = {o.name for o in tier}
         if "proportion" in names and any(o.name == "drf" and o.hierarchy for o in tier):
-            warnings.append(ConfWarning(f"tiers[{ti}]", "proportion together with drf enableHierarchy "
-                                        "is rejected by Volcano"))
+            raise ConfRefused(where, f"tiers[{ti}]", "proportion together with drf enableHierarchy: Volcano "
+                              "reports 'proportion and drf with hierarchy enabled conflicts'")
 
 
 def default_conf() -> SchedulerConf:
@@ -273,7 +371,12 @@ def get_int(args: dict[str, Any], key: str, default: int) -> tuple[int, str | No
         return default, None
     v = args[key]
     if isinstance(v, bool) or not isinstance(v, int):
-        return default, f"argument {key!r} must be a YAML integer, got {v!r}; Volcano ignores it"
+        return default, f"argument {key!r} must be a YAML integer, got {safe(repr(v))[:60]}; Volcano ignores it"
+    if not -(2**63) <= v < 2**63:
+        # gopkg.in/yaml.v2 decodes an integer beyond int64 as uint64 or float64, not int: GetInt's
+        # `argv.(int)` fails and the default stays (framework/arguments.go:38-55 @ed72c7c8).
+        return default, (f"argument {key!r} is beyond a 64-bit integer ({len(str(abs(v)))} digits); Volcano's "
+                         "YAML decoder does not make it an int, so Volcano ignores it")
     return v, None
 
 

@@ -17,7 +17,7 @@ from capacity.trace import Reason, Record
 QUEUE_PLUGINS = ("capacity", "proportion")
 #: Record kinds that stop a pod in enqueue/allocate, in the order a cycle meets them.
 BLOCKERS = ("enqueue", "skipJob", "queueOverused", "notAllocatable", "roleAlreadyFailed", "prePredicateFailed",
-            "noFit", "gangDiscard")
+            "noFit", "gangDiscard", "noNodes")
 #: Record kinds of failed attempts to make room (reclaim / preempt), reported after the blocker.
 ATTEMPTS = ("notPreemptive", "preemptionPolicyNever", "victimsInsufficient", "preemptNoVictims", "preemptFailed",
             "preemptNotEligible", "preemptNoNodes", "preemptRollback", "preemptNoCandidates")

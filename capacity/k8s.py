@@ -14,9 +14,9 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from capacity import limits
+from capacity import cards, limits
 from capacity.cluster import Cluster, LoadWarning, NodeObj, PodGroupObj, PodObj
-from capacity.conf import SchedulerConf, default_conf, parse_conf
+from capacity.conf import SchedulerConf, default_conf, load_conf
 from capacity.errors import InputError
 from capacity.model import PodSpec, QueueSpec
 from capacity.resources import Resource, from_resource_list
@@ -110,9 +110,9 @@ def parse_conf_text(text: str, where: str) -> SchedulerConf:
             if doc.get("kind") == "ConfigMap":
                 data = doc.get("data") or {}
                 if CONF_KEY in data:
-                    return parse_conf(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
+                    return load_conf(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
         raise InputError(where, "data", f"no ConfigMap with a {CONF_KEY!r} key found")
-    return parse_conf(text, where=where)
+    return load_conf(text, where=where)
 
 
 def _type_name(value: Any) -> str:
@@ -323,7 +323,9 @@ class _Reader:
         if name is None or name == "":
             raise InputError(kind, "metadata.name", "is missing or empty")
         if not isinstance(name, str):
-            raise InputError(kind, "metadata.name", f"must be a string, got {_type_name(name)}")
+            hint = (" (Kubernetes' YAML reads an unquoted yes, no, on, off, true or false as a boolean: "
+                    "quote the name)") if isinstance(name, bool) else ""
+            raise InputError(kind, "metadata.name", f"must be a string, got {_type_name(name)}{hint}")
         if kind not in HANDLED_KINDS:
             hint = _suggest(kind, HANDLED_KINDS) if kind.lower() != "namespace" else ""
             self.warn(f"{kind}/{name}", "kind", f"kind not used by the scheduler; ignored{hint}")
@@ -371,7 +373,7 @@ class _Reader:
             self.warn(obj, "metadata.name", "given more than once; the last one is used")
         self.conf_seen = True
         try:
-            self.c.conf = parse_conf(text, where=obj)
+            self.c.conf = load_conf(text, where=obj)
         except InputError as exc:
             if exc.obj != obj or (exc.field and not exc.field.startswith("line")):
                 raise
@@ -403,7 +405,10 @@ class _Reader:
         taints = _list(spec.get("taints"), obj, "spec.taints", "mapping")
         for i, taint in enumerate(taints):
             _check_shape(taint, _TAINT, obj, f"spec.taints[{i}]")
-        self.c.nodes.append(NodeObj(name, _str_map(meta.get("labels"), obj, "metadata.labels"), alloc, taints,
+        labels = _str_map(meta.get("labels"), obj, "metadata.labels")
+        for key, problem in cards.label_problems(labels):
+            self.warn(obj, f"metadata.labels.{key}", f"{_short(labels[key])}: {problem}")
+        self.c.nodes.append(NodeObj(name, labels, alloc, taints,
                                     _bool(spec.get("unschedulable"), obj, "spec.unschedulable", False), ready))
         return False
 
@@ -438,7 +443,15 @@ class _Reader:
             creation=_str(meta.get("creationTimestamp"), obj, "metadata.creationTimestamp"),
             annotations=_str_map(meta.get("annotations"), obj, "metadata.annotations"),
         )
+        self._check_card_json(obj, self.c.queues[name].annotations, cards.QUOTA_KEY)
         return False
+
+    def _check_card_json(self, obj: str, annotations: dict[str, str], key: str) -> None:
+        """A capacity-card annotation Go cannot unmarshal into map[string]int: said at load (the plugin
+        ignores the whole annotation when the session opens, as Volcano's would)."""
+        _, problem = cards.parse_card_json(annotations.get(key))
+        if problem:
+            self.warn(obj, f"metadata.annotations.{key}", problem)
 
     def _podgroup(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:
         ns = meta.get("namespace") or "default"
@@ -465,6 +478,7 @@ class _Reader:
             labels=_str_map(meta.get("labels"), obj, "metadata.labels"),
             creation=_str(meta.get("creationTimestamp"), obj, "metadata.creationTimestamp"),
         )
+        self._check_card_json(obj, self.c.podgroups[uid].annotations, cards.REQUEST_KEY)
         return False
 
     def _pod(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:

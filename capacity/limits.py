@@ -23,6 +23,7 @@ Everything here raises ``capacity.errors.InputError`` naming the source and the 
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import yaml
@@ -43,9 +44,50 @@ from yaml.nodes import ScalarNode
 from capacity.errors import InputError
 
 try:  # libyaml's C parser is several times faster on large dumps; same safe semantics.
-    SAFE_LOADER: Any = yaml.CSafeLoader
+    _BASE_LOADER: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    SAFE_LOADER = yaml.SafeLoader
+    _BASE_LOADER = yaml.SafeLoader
+
+
+class KubeYamlLoader(_BASE_LOADER):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader, resolving plain scalars the way Kubernetes' YAML reader does.
+
+    kubectl and the API server read YAML with sigs.k8s.io/yaml, which decodes with (a fork of) gopkg.in/yaml.v2
+    and converts to JSON. Its resolver (goyaml.v2 resolve.go) differs from PyYAML's YAML 1.1 one:
+
+    * no base-60 numbers: ``cpu: 1:30`` is the string "1:30" (an invalid quantity), not 90, and
+      ``1:30.5`` is not 5430.5;
+    * booleans: yes/no/on/off/true/false (any of three casings) are booleans in both, so a label value
+      ``yes`` arrives as "true" (what sigs.k8s.io/yaml makes of a boolean in a string field); goyaml.v2 also
+      takes a lone ``y``/``n`` as a boolean, kept a string here: the API server refuses a boolean name,
+      and every scenario naming a node ``n`` would stop loading for no scheduling difference;
+    * octal ``0755``, ``0x1F``, ``0b101`` and ``1_000`` read alike in both (493, 31, 5, 1000).
+    """
+
+
+def _kube_resolvers() -> None:
+    base = _BASE_LOADER.yaml_implicit_resolvers
+    drop = {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"}
+    KubeYamlLoader.yaml_implicit_resolvers = {
+        ch: [(tag, rx) for tag, rx in pairs if tag not in drop] for ch, pairs in base.items()}
+    KubeYamlLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:bool",
+        re.compile(r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$"),
+        list("yYnNtTfFoO"))
+    KubeYamlLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:int",
+        re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+        list("-+0123456789"))
+    KubeYamlLoader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?"
+                   r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+        list("-+0123456789."))
+
+
+_kube_resolvers()
+#: The one loader every input goes through (libyaml's C parser where available).
+SAFE_LOADER: Any = KubeYamlLoader
 
 DEFAULT_MAX_INPUT_MB = 50
 MAX_INPUT_ENV = "CAPACITY_MAX_INPUT_MB"

@@ -292,6 +292,8 @@ _CONF_PATTERNS: list[tuple[str, str, str, str]] = [
      "differ where it would have acted"),
     ("proportion together with drf", "proportion-drf-hierarchy", "error", "rejects the whole configuration "
      "and keeps running with its previous one"),
+    ("Volcano refuses the whole configuration", "conf-refused", "error", "rejects the whole configuration and "
+     "keeps running with its previous one (the built-in default at start-up)"),
 ]
 _VOLCANO_CLAUSE = re.compile(r"; Volcano[^(]*?(?= \(|$)")
 _SUGGESTION = re.compile(r"did you mean '([^']+)'")
@@ -565,6 +567,11 @@ def _check_tree(ctx: _Context) -> list[Finding]:
 
 def _hierarchy_hint(ctx: _Context) -> str:
     """Why hierarchy is off: capacity missing, or its entry holds a misspelled / non-boolean switch."""
+    refused = next((w for w in ctx.conf.warnings if w.field.endswith(".enableHierarchy")
+                    and "Volcano refuses the whole configuration" in w.message), None)
+    if refused is not None:
+        return (f" ({refused.field} is not a YAML boolean, so Volcano refuses the configuration and runs its "
+                "default, without capacity)")
     if "capacity" not in ctx.positions:
         return " (capacity is not configured at all)"
     entries = tuple(f"{ctx.where(ti, pi)}." for ti, pi, _opt in ctx.positions["capacity"])

@@ -1,40 +1,54 @@
-"""Input strings shown as text: control characters escaped, so a name cannot repaint a terminal.
+"""Strings from input, made safe to show: no raw control characters, escapes or line breaks.
 
-A queue or pod name may hold an escape sequence (`\\x1b[2K` erases the line), a carriage return (what
-follows overwrites the start of the line), a newline (a fake line of its own) or a Unicode bidi override
-(text shown in another order than it is stored). Every such character is shown as a visible escape
-(`\\x1b`, `\\r`, `\\n`, `\\u202e`) instead.
+A name can hold anything YAML can (a newline, an ANSI escape that recolours a terminal, a bidi override
+that reorders a line). Every message that quotes input goes through `safe`, so a hostile name shows as
+text (`'a\\x1b[31mb'`) and never acts on the terminal or splits a one-line message.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 
-#: C0 controls (but newline and tab: `shown_output` leaves the program's own), DEL, C1 controls, the
-#: Unicode line and paragraph separators, and the bidi marks, embeddings, overrides and isolates.
-_OUTPUT_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+#: Unicode categories never printed raw: controls, format characters (bidi overrides, zero-width),
+#: line and paragraph separators, surrogates, private use and unassigned code points.
+_HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 
 
-def _escape(m: re.Match[str]) -> str:
-    ch = m.group()
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def needs_escape(text: str) -> bool:
+    """Whether `text` holds a character `safe` would escape."""
+    return not text.isprintable() or any(unicodedata.category(ch) in _HIDDEN for ch in text)
 
 
-def shown(s: str) -> str:
-    """One line of text with every control character escaped, newlines and tabs included."""
-    return _UNSAFE.sub(_escape, s)
+def safe(text: str) -> str:
+    """`text` with every control, format or separator character written as a Python escape (\\n, \\x1b,
+    \\u202e); printable text, non-ASCII letters included, is unchanged. Idempotent on its own output only
+    where nothing needed escaping (a backslash is kept as it is)."""
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in _HIDDEN):
+            out.append(ch)
+        else:
+            code = ord(ch)
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(ch) or (
+                f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"))
+    return "".join(out)
 
 
-def shown_output(s: str) -> str:
-    """Program output (many lines) with every control character escaped but its newlines and tabs."""
-    return _OUTPUT_UNSAFE.sub(_escape, s)
+def quoted(text: str) -> str:
+    """`text` in single quotes, escaped by `safe`: how a message names an input string."""
+    return f"'{safe(text)}'"
 
 
-def shown_lines(lines: list[str]) -> str:
+def safe_lines(lines: list[str]) -> str:
     """The program's lines joined by newlines, a newline inside one of them (from a name) escaped."""
-    return "\n".join(shown(line) for line in lines)
+    return "\n".join(safe(line) for line in lines)
+
+
+def safe_output(text: str) -> str:
+    """Program output (many lines) with every character `safe` escapes escaped, but its own newlines and
+    tabs: what the command line's stdout and stderr filter (`capacity.cli.TerminalSafe`) lets through."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return "\n".join("\t".join(safe(part) for part in line.split("\t")) for line in text.split("\n"))

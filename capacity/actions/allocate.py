@@ -137,8 +137,15 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
                         queue: QueueSpec) -> tuple[Statement | None, bool]:
     """allocateResourcesForTasks, with JobReady as the statement leaves the job (the caller asks next):
     asked once where Volcano asks up to three times with nothing changing the job in between."""
-    stmt = Statement(ssn)
     trace = ssn.trace
+    if not ssn.node_list:
+        # allocate.go:724-728 @ed72c7c8: no node under the hyperNode (the cluster's top one holds every
+        # node of the snapshot, none when no node is Ready): no statement, no task popped, no fit error.
+        if trace.enabled:
+            trace.event("noNodes", job.uid, "the session has no node: no node is Ready (Volcano's snapshot "
+                        "leaves NotReady nodes out), so allocate places nothing", queue=queue.name)
+        return None, False
+    stmt = Statement(ssn)
     ready = False
     while tasks.items:
         task = tasks.pop()

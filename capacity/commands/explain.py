@@ -11,7 +11,7 @@ from capacity.commands.simulate import add_cluster_args, load, options
 from capacity.errors import InputError
 from capacity.explain import Explanation, explain_job, explain_pod, explain_queue
 from capacity.scheduler import simulate
-from capacity.text import shown_lines
+from capacity.text import safe_lines
 from capacity.trace import Trace
 
 
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         print("\n\n".join(render(e) for e in found) or "nothing to explain")
         if args.what_if:
             print("\nwhat would have to change (each checked by re-running the cycle):")
-            print(shown_lines([f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
+            print(safe_lines([f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
                                for c in changes]) or "  no single change found")
     return 0
 
@@ -71,4 +71,4 @@ def render(e: Explanation) -> str:
         lines += [f"      {x.plugin}.{x.rule}: {x.text}" for x in r.reasons]
     lines += [f"  ! Volcano quirk: {q}" for q in e.quirks]
     lines.append(e.sentence)
-    return shown_lines(lines)
+    return safe_lines(lines)

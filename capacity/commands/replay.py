@@ -20,7 +20,7 @@ from capacity.commands.outputs import check_writable, write_or_report
 from capacity.commands.simulate import print_warnings
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
-from capacity.text import shown, shown_lines
+from capacity.text import safe, safe_lines
 
 #: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
 DEFAULT_PERIOD = {"openb": 60.0, "helios": 60.0, "synthetic": 1.0, "cluster": 1.0}
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
             out[key] = {"file": path, "rows": len(frame)}
     print(json.dumps(out) if args.format == "json" else render_text(out))
     for error in failed:  # after the result, which is not lost with the file
-        print(f"error: {shown(str(error))}", file=sys.stderr)
+        print(f"error: {safe(str(error))}", file=sys.stderr)
     if interrupted:
         print(f"interrupted (Ctrl-C) after cycle {out['cycle']}: the results above are those of the "
               f"{out['executed']} cycle(s) run", file=sys.stderr)
@@ -223,7 +223,7 @@ def render_text(out: dict[str, Any]) -> str:
     for key, what in (("queueCsv", "queue metrics"), ("cycleCsv", "cycle metrics")):
         if key in out:
             lines.append(f"wrote {what}: {out[key]['file']} ({out[key]['rows']} rows)")
-    return shown_lines(lines)
+    return safe_lines(lines)
 
 
 def duration(seconds: float) -> str:

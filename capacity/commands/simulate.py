@@ -11,7 +11,7 @@ from capacity.commands.outputs import check_writable, write_or_report
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from capacity.scheduler import simulate
-from capacity.text import shown_lines
+from capacity.text import safe_lines
 from capacity.trace import Trace
 
 
@@ -50,9 +50,9 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
 
 def print_warnings(warnings: list[Any]) -> None:
     """One stderr line per tolerated-input warning, a newline in a name shown escaped."""
-    from capacity.text import shown
+    from capacity.text import safe
     for w in warnings:
-        print(f"warning: {shown(str(w))}", file=sys.stderr)
+        print(f"warning: {safe(str(w))}", file=sys.stderr)
 
 
 def options(args: argparse.Namespace) -> SessionOptions:
@@ -99,4 +99,4 @@ def render_text(out: dict[str, Any]) -> str:
         lines.append(f"  {name}: share {q['share']:.3f}")
         for key in ("deserved", "allocated", "realCapability"):
             lines.append(f"    {key:<15}{fmt(q[key])}")
-    return shown_lines(lines)
+    return safe_lines(lines)

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.errors import InputError
 from capacity.k8s import load_cluster
 from tests.builders import conf, node, pod, podgroup, queue
 
@@ -79,9 +78,12 @@ def test_defaulted_switches_are_on_except_hierarchy() -> None:
     assert opt.hierarchy is False
 
 
-def test_unknown_action_rejects_the_file() -> None:
-    with pytest.raises(InputError, match="unknown action 'allocte'"):
-        load_cluster(_dump(conf("enqueue, allocte", [])))
+def test_unknown_action_refuses_the_file_and_the_default_runs() -> None:
+    """Volcano keeps its previous configuration (at start the default) when it refuses the file (issue 26)."""
+    c = load_cluster(_dump(conf("enqueue, allocte", [])))
+    assert c.conf.actions == ["enqueue", "allocate", "backfill"]
+    assert [str(w) for w in c.conf.warnings] == [next(str(w) for w in c.conf.warnings
+                                                      if "unknown action 'allocte'" in str(w))]
 
 
 def test_quoted_ancestor_level_is_ignored_like_volcano() -> None:

@@ -60,8 +60,6 @@ def test_conf_given_separately(tmp_path: Path) -> None:
     (None, "cannot be read"),
     ("kind: Queue\nmetadata: {name: q\n", "malformed YAML"),
     ("kind: Queue\nmetadata: {name: q}\nspec: {capability: {cpu: lots}}\n", "Queue/q: spec.capability.cpu"),
-    ("kind: ConfigMap\nmetadata: {name: volcano-scheduler-configmap}\n"
-     "data: {volcano-scheduler.conf: 'actions: allocate, reclaimm'}\n", "unknown action 'reclaimm'"),
 ])
 def test_unreadable_input_is_exit_2(tmp_path: Path, text: str | None, needle: str) -> None:
     f = tmp_path / "cluster.yaml"
@@ -70,6 +68,17 @@ def test_unreadable_input_is_exit_2(tmp_path: Path, text: str | None, needle: st
     proc = _lint(f)
     assert proc.returncode == 2
     assert needle in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_conf_volcano_refuses_is_a_lint_error(tmp_path: Path) -> None:
+    """Volcano runs its default configuration instead (issue 26): a lint error, not unreadable input."""
+    f = tmp_path / "cluster.yaml"
+    f.write_text("kind: ConfigMap\nmetadata: {name: volcano-scheduler-configmap}\n"
+                 "data: {volcano-scheduler.conf: 'actions: allocate, reclaimm'}\n")
+    proc = _lint(f, "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    found = [x for x in json.loads(proc.stdout)["findings"] if x["rule"] == "conf-refused"]
+    assert len(found) == 1 and "unknown action 'reclaimm'" in found[0]["message"]
 
 
 def test_help_documents_the_exit_statuses() -> None:
