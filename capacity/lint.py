@@ -37,6 +37,7 @@ from capacity.k8s import (
 from capacity.model import QueueSpec
 from capacity.quantity import format_resource_value
 from capacity.resources import INFINITY, MAX_FLOAT, MIN_RESOURCE, SCALAR_INFINITY, ZERO, Resource, res_max
+from capacity.text import safe_lines
 
 __all__ = ["RULES", "SEVERITIES", "Finding", "counts", "lint", "lint_objects", "lint_text", "render_text"]
 
@@ -195,7 +196,7 @@ def render_text(findings: list[Finding], per_rule: int | None = SHOWN_PER_RULE) 
                 lines.append(f"  ... and {n - per_rule:,} more [{rule}] (--format json lists every finding)")
     c = counts(findings)
     lines.append(f"summary: {c['error']} error(s), {c['warning']} warning(s), {c['info']} info")
-    return "\n".join(lines)
+    return safe_lines(lines)  # a newline in a queue name cannot fake a line of its own
 
 
 def _sorted(findings: list[Finding]) -> list[Finding]:
