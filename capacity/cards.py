@@ -27,6 +27,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from capacity.quantity import INT64_MAX, INT64_MIN, go_atoi
 from capacity.resources import Resource
 from capacity.text import safe
 
@@ -59,21 +60,6 @@ class NodeCards:
     def resource_of(self, card: str) -> str | None:
         hit = self.cards.get(card)
         return hit[0] if hit else None
-
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-_ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)
-
-
-def go_atoi(text: str) -> int | None:
-    """Go's strconv.Atoi on a 64-bit machine: an optional sign and ASCII digits within int64, else None.
-
-    Python's int() is wider: it takes '٣' (Arabic-Indic digits), '1_000', ' 12 ' and any length.
-    """
-    if len(text) > 20 or not _ATOI.fullmatch(text):
-        return None
-    n = int(text)
-    return n if INT64_MIN <= n <= INT64_MAX else None
 
 
 def _int_label(labels: dict[str, str], key: str) -> int | None:

@@ -14,6 +14,7 @@ from typing import Any
 from capacity.conf import SchedulerConf, default_conf
 from capacity.model import PodSpec, QueueSpec, TaskStatus
 from capacity.resources import Resource
+from capacity.text import safe
 
 _set = object.__setattr__
 _stamp = itertools.count(1).__next__
@@ -153,7 +154,9 @@ class LoadWarning:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.obj}: {self.field}: {self.message}" if self.field else f"{self.obj}: {self.message}"
+        """One line; names from input are shown escaped (no raw control characters: capacity.text.safe)."""
+        text = f"{self.obj}: {self.field}: {self.message}" if self.field else f"{self.obj}: {self.message}"
+        return safe(text)
 
 
 @dataclass

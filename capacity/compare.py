@@ -73,7 +73,7 @@ def configured(cluster: Cluster, config: Config) -> Cluster:
     """A deep copy of `cluster` with the configuration's conf, if it replaces one."""
     copied = copy.deepcopy(cluster)
     if config.conf_text is not None and config.conf_text.strip():
-        copied.conf = parse_conf_text(config.conf_text, f"{config.label}: volcano-scheduler.conf")
+        copied.conf = parse_conf_text(config.conf_text, f"{config.label}: volcano-scheduler.conf", strict=True)
     return copied
 
 

@@ -131,7 +131,7 @@ class ConfWarning:
     source: str = "volcano-scheduler.conf"
 
     def __str__(self) -> str:
-        return f"{self.source}: {self.field}: {self.message}"
+        return safe(f"{self.source}: {self.field}: {self.message}")
 
 
 @dataclass(slots=True)
@@ -380,11 +380,28 @@ def get_int(args: dict[str, Any], key: str, default: int) -> tuple[int, str | No
     return v, None
 
 
-def get_float(args: dict[str, Any], key: str, default: float) -> float:
-    v = args.get(key)
+def yaml_number(v: Any) -> float | None:
+    """An argument as Arguments.GetFloat64 reads it (framework/arguments.go:57-79 @ed72c7c8): a float64, or an
+    int made float; None for anything else. gopkg.in/yaml.v2 decodes a YAML integer beyond int64 as uint64 (not
+    read) or, past that, as a float64 (read), and one beyond float64's range as a string (not read): Python's
+    integers have no such bounds, and float() of a 400-digit one raises OverflowError."""
     if isinstance(v, bool) or not isinstance(v, int | float):
-        return default
-    return float(v)
+        return None
+    if isinstance(v, float):
+        return v
+    if -(2**63) <= v < 2**63:
+        return float(v)
+    if 0 < v < 2**64:
+        return None
+    try:
+        return float(v)
+    except OverflowError:
+        return None
+
+
+def get_float(args: dict[str, Any], key: str, default: float) -> float:
+    v = yaml_number(args.get(key))
+    return default if v is None else v
 
 
 def get_bool(args: dict[str, Any], key: str, default: bool) -> bool:

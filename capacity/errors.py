@@ -27,8 +27,11 @@ class InputError(Exception):
 
 
 def _clip(text: str, limit: int) -> str:
-    """Keep a message one readable line even when it quotes a megabyte-long name or value."""
-    text = text.replace("\n", " ")
+    """Keep a message one readable line even when it quotes a megabyte-long name or value; control
+    characters from input (a newline or ANSI escape in a name) are shown escaped (capacity.text.safe)."""
+    from capacity.text import safe
+
+    text = safe(text.replace("\n", " ") if text.endswith("\n") else text)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 

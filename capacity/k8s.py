@@ -14,12 +14,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from capacity import cards, limits
+from capacity import cards, limits, names
 from capacity.cluster import Cluster, LoadWarning, NodeObj, PodGroupObj, PodObj
-from capacity.conf import SchedulerConf, default_conf, load_conf
+from capacity.conf import SchedulerConf, default_conf, load_conf, parse_conf
 from capacity.errors import InputError
 from capacity.model import PodSpec, QueueSpec
-from capacity.resources import Resource, from_resource_list
+from capacity.quantity import format_resource_value
+from capacity.resources import ZERO, Resource, from_resource_list
+from capacity.text import safe
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
 CONF_KEY = "volcano-scheduler.conf"
@@ -30,6 +32,7 @@ TASK_PRIORITY_KEY = "volcano.sh/task-priority"
 NAMESPACE_WEIGHT_KEY = "volcano.sh/namespace.weight"
 VOLCANO_GATE = "scheduling.volcano.sh/queue-allocation-gate"
 HANDLED_KINDS = {"Node", "Queue", "PodGroup", "Pod", "PriorityClass", "ResourceQuota", "ConfigMap"}
+NAMESPACED_KINDS = {"PodGroup", "Pod", "ResourceQuota", "ConfigMap"}
 MAX_QUEUE_DEPTH = 5
 #: Deeper parent chains are refused outright (the webhook's default is MAX_QUEUE_DEPTH).
 MAX_TREE_DEPTH = 100
@@ -102,7 +105,10 @@ def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
     return cluster
 
 
-def parse_conf_text(text: str, where: str) -> SchedulerConf:
+def parse_conf_text(text: str, where: str, strict: bool = False) -> SchedulerConf:
+    """A configuration given on its own (a file or a ConfigMap): what Volcano runs with, its default if Volcano
+    refuses the text (with a warning); `strict` (an editor) raises the refusal instead (ConfRefused)."""
+    load = parse_conf if strict else load_conf
     stripped = text.lstrip()
     if stripped.startswith(("apiVersion", "kind")):
         # A whole ConfigMap pasted where the conf was expected: take its data.
@@ -110,9 +116,9 @@ def parse_conf_text(text: str, where: str) -> SchedulerConf:
             if doc.get("kind") == "ConfigMap":
                 data = doc.get("data") or {}
                 if CONF_KEY in data:
-                    return load_conf(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
+                    return load(str(data[CONF_KEY]), where=f"ConfigMap/{CONFIGMAP_NAME}")
         raise InputError(where, "data", f"no ConfigMap with a {CONF_KEY!r} key found")
-    return load_conf(text, where=where)
+    return load(text, where=where)
 
 
 def _type_name(value: Any) -> str:
@@ -336,7 +342,33 @@ class _Reader:
         for part in ("spec", "status"):
             if doc.get(part) is not None and not isinstance(doc[part], dict):
                 raise InputError(f"{kind}/{name}", part, f"must be a mapping, got {_type_name(doc[part])}")
+        self._check_names(kind, meta, name)
         return getattr(self, f"_{kind.lower()}")(doc, meta, name)
+
+    def _check_names(self, kind: str, meta: dict[str, Any], name: str) -> None:
+        """Warn about names and labels the API server would refuse (the object is kept: issue 26)."""
+        ns = meta.get("namespace")
+        namespaced = kind in NAMESPACED_KINDS
+        obj = f"{kind}/{ns or 'default'}/{name}" if namespaced and kind != "ConfigMap" else f"{kind}/{name}"
+        why = names.subdomain_problem(name)
+        if why is not None:
+            self.warn(obj, "metadata.name", names.invalid("name", name, why))
+        if namespaced and isinstance(ns, str) and ns:
+            why = names.label_problem(ns)
+            if why is not None:
+                self.warn(obj, "metadata.namespace", names.invalid("namespace name", ns, why))
+        labels = meta.get("labels")
+        if isinstance(labels, dict):
+            for key, value in labels.items():
+                if not isinstance(key, str):
+                    continue
+                why = names.label_key_problem(key)
+                if why is not None:
+                    self.warn(obj, f"metadata.labels.{safe(key[:80])}", names.invalid("label key", key, why))
+                elif isinstance(value, str):
+                    why = names.label_value_problem(value)
+                    if why is not None:
+                        self.warn(obj, f"metadata.labels.{key}", names.invalid("label value", value, why))
 
     def _resources(self, raw: Any, obj: str, fld: str, why: str) -> Resource:
         """A ResourceList, with a warning for every name Volcano drops and for unit-less memory."""
@@ -572,6 +604,7 @@ class _Reader:
             if pg.queue not in c.queues:
                 self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} does not exist; Volcano "
                           "leaves the job out of the session (its pods still use node resources)")
+        self._check_nodes()
         node_names = {n.name for n in c.nodes}
         for key, pod in c.pods.items():
             if pod.group and f"{pod.namespace}/{pod.group}" not in c.podgroups:
@@ -597,6 +630,39 @@ class _Reader:
                     self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} has child queues; with "
                               "hierarchy on, Volcano's capacity plugin refuses to schedule anything this "
                               "cycle (readyToSchedule=false)")
+
+
+    def _check_nodes(self) -> None:
+        """No node to schedule on (a dump taken during an outage), and nodes already over-committed."""
+        c = self.c
+        ready = [n for n in c.nodes if n.ready]
+        if not ready and any(p.phase == "Pending" and not p.node_name for p in c.pods.values()):
+            what = ("the input has no Node" if not c.nodes else "the only node is not Ready" if len(c.nodes) == 1
+                    else f"none of the {len(c.nodes)} nodes is Ready")
+            self.warn("Node", "status.conditions", f"{what}; Volcano's snapshot then holds no node "
+                      "(cache.go:1510-1513 @ed72c7c8), so no pod is placed and nothing is evicted this cycle")
+        used: dict[str, Resource] = {}
+        for pod in c.pods.values():
+            # Terminated pods are not on a node for Volcano (a Succeeded or Failed task is never added).
+            if pod.node_name and pod.phase not in ("Succeeded", "Failed"):
+                used.setdefault(pod.node_name, Resource.empty()).add(pod.resreq)
+        for n in ready:
+            total = used.get(n.name)
+            if total is None:
+                continue
+            ok, dims = total.less_equal_with_resources_name(n.allocatable, ZERO)
+            if ok:
+                continue
+            detail = ", ".join(f"{d} {format_resource_value(d, total.get(d))} > "
+                               f"{format_resource_value(d, n.allocatable.get(d))}" for d in dims)
+            # setNodeState only logs "Node out of sync" and keeps the node Ready (node_info.go:318-340
+            # @ed72c7c8); every task on it is added with allocateIdleResource, which lets Idle go negative
+            # (node_info.go:426-437, 441-487): nothing else fits on the node, and reclaim / preempt start
+            # from the negative FutureIdle (reclaim.go:222-247), so they evict more to make room.
+            self.warn(f"Node/{n.name}", "status.allocatable", f"running pods request more than the node holds "
+                      f"({detail}); Volcano logs 'Node out of sync' and keeps the node Ready with a negative "
+                      "idle: nothing more fits on it until enough pods leave, and reclaim or preempt must free "
+                      "the deficit as well as the new pod's request")
 
 
 def check_queue_tree(queues: dict[str, Any]) -> None:

@@ -85,7 +85,17 @@ def _kube_resolvers() -> None:
         list("-+0123456789."))
 
 
+def _construct_int(loader: Any, node: ScalarNode) -> Any:
+    """An integer; one too long for a float64 stays text, as goyaml.v2 leaves it (ParseInt, ParseUint and
+    ParseFloat all fail), instead of Python's int() refusing it past 4,300 digits (ValueError)."""
+    digits = node.value.replace("_", "").lstrip("+-")
+    if len(digits) > 310 and not digits.startswith(("0x", "0b", "0o")) and not (digits[:1] == "0" and digits.isdigit()):
+        return node.value
+    return _BASE_LOADER.construct_yaml_int(loader, node)
+
+
 _kube_resolvers()
+KubeYamlLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 #: The one loader every input goes through (libyaml's C parser where available).
 SAFE_LOADER: Any = KubeYamlLoader
 

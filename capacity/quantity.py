@@ -25,6 +25,7 @@ __all__ = [
     "format_milli_cpu",
     "format_number",
     "format_resource_value",
+    "go_atoi",
     "milli_value",
     "parse_quantity",
     "value",
@@ -101,6 +102,20 @@ def _interpret_suffix(suffix: str) -> tuple[int, int] | None:
         # Go stores the exponent as int32(parsed): wrap around like the conversion does.
         return 10, (parsed + 2**31) % 2**32 - 2**31
     return None
+
+
+_ATOI = re.compile(r"[+-]?[0-9]+", re.ASCII)
+
+
+def go_atoi(text: str) -> int | None:
+    """Go's strconv.Atoi / ParseInt(text, 10, 64): an optional sign and ASCII digits within int64, else None.
+
+    Python's int() is wider: it takes '٣' (Arabic-Indic digits), '1_000', ' 12 ' and any length.
+    """
+    if len(text) > 20 or not _ATOI.fullmatch(text):
+        return None
+    n = int(text)
+    return n if INT64_MIN <= n <= INT64_MAX else None
 
 
 def _show(raw: object, limit: int = 40) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 
 from capacity.conf import get_int
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
+from capacity.k8s import MAX_TREE_DEPTH
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
 from capacity.resources import (
@@ -594,7 +595,10 @@ class CapacityPlugin(Plugin):
         if level < 0:
             ssn.notes.append("capacity: ancestorReclaimLevel is negative; Volcano uses 0")
             level = 0
-        self.ancestor_level = level
+        # The level loops (capacity.go:554-556, 685-687 @ed72c7c8) find no ancestor below the tree's depth and
+        # `continue`: a level past it changes nothing, but a loop to 2**63 - 1 would never end. The loader
+        # refuses trees deeper than MAX_TREE_DEPTH, so capping there decides exactly as Volcano.
+        self.ancestor_level = min(level, MAX_TREE_DEPTH + 1)
         self.total = ssn.total_resource
         self.ready = True
         self.not_ready_reason = ""

@@ -54,7 +54,7 @@ from typing import Any
 
 from capacity import cards as C
 from capacity import service_type as st
-from capacity.conf import get_bool
+from capacity.conf import get_bool, yaml_number
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
@@ -213,18 +213,19 @@ class CapacityCardPlugin(Plugin):
         if raw is not None and not isinstance(raw, bool):
             self._note(self.name, f"{ARG_UNLIMITED} must be a YAML boolean, got {raw!r}; the plugin reads false")
         w = args.get(ARG_NODE_ORDER_WEIGHT)
-        self.node_order_weight = float(w) if isinstance(w, int | float) and not isinstance(w, bool) and w > 0 \
-            else 1.0
+        wn = yaml_number(w)
+        self.node_order_weight = wn if wn is not None and wn > 0 else 1.0
         if w is not None and self.node_order_weight != w:
             self._note(self.name, f"{ARG_NODE_ORDER_WEIGHT} must be a positive number, got {w!r}; using 1")
         f = args.get(ARG_OVERCOMMIT)
         self.overcommit: float | None = None
         if f is not None:
-            if isinstance(f, bool) or not isinstance(f, int | float) or f < 1:
-                self._note(self.name, f"{ARG_OVERCOMMIT} must be a number >= 1, got {f!r}; no cluster over-commit "
-                                      "check")
+            fn = yaml_number(f)
+            if fn is None or fn < 1:
+                self._note(self.name, f"{ARG_OVERCOMMIT} must be a number >= 1, got {str(f)[:40]!r}; no cluster "
+                                      "over-commit check")
             else:
-                self.overcommit = float(f)
+                self.overcommit = fn
         self.owner_map, problem = st.parse_owner_map(args.get(st.OWNER_MAP_ARG))
         if problem:
             self._note(self.name, problem)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from capacity.conf import yaml_number
 from capacity.framework.session import PERMIT, REJECT, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase
 from capacity.plugins.base import Plugin
 from capacity.plugins.capacity import inqueue_resource
 from capacity.resources import Resource
+from capacity.text import safe
 
 FACTOR_KEY = "overcommit-factor"
 FACTOR_PREFIX = "overcommit-factor."
@@ -28,16 +30,17 @@ def parse_factors(args: dict[str, Any], notes: list[str] | None = None) -> dict[
     """parseFactor + validate: `overcommit-factor` and `overcommit-factor.<resource>`, YAML numbers only
     (Go accepts float64 and int; anything else is logged and ignored); values below 1 become 1.2."""
     factors: dict[str, float] = {FACTOR_KEY: DEFAULT_FACTOR}
-    for key, value in args.items():
-        if isinstance(value, bool) or not isinstance(value, int | float):
+    for key, raw in args.items():
+        value = yaml_number(raw)  # (a number beyond Go's int64 / float64 is read as Go's YAML decoder does)
+        if value is None:
             if notes is not None and (key == FACTOR_KEY or str(key).startswith(FACTOR_PREFIX)):
-                notes.append(f"overcommit: argument {key!r} must be a YAML number, got {value!r}; "
+                notes.append(f"overcommit: argument {key!r} must be a YAML number, got {safe(repr(raw))[:60]}; "
                              "Volcano ignores it")
             continue
         if key == FACTOR_KEY:
-            factors[FACTOR_KEY] = float(value)
+            factors[FACTOR_KEY] = value
         if str(key).startswith(FACTOR_PREFIX):
-            factors[str(key)[len(FACTOR_PREFIX):]] = float(value)
+            factors[str(key)[len(FACTOR_PREFIX):]] = value
     for k, v in list(factors.items()):
         if v < 1.0:
             if notes is not None:

@@ -19,6 +19,7 @@ from capacity.framework.session import UNRESOLVABLE, UNSCHEDULABLE, EventHandler
 from capacity.model import Job, Node, PodSpec, Task
 from capacity.nodefit import PredicateVector
 from capacity.plugins.base import Plugin
+from capacity.quantity import go_atoi
 
 
 def match_expression(labels: dict[str, str], expr: dict[str, Any]) -> bool:
@@ -35,9 +36,10 @@ def match_expression(labels: dict[str, str], expr: dict[str, Any]) -> bool:
     if op == "DoesNotExist":
         return not has
     if op in ("Gt", "Lt") and has and values:
-        try:
-            lv, rv = int(labels[key]), int(values[0])
-        except ValueError:
+        # Kubernetes reads both with strconv.ParseInt(s, 10, 64) (nodeaffinity / labels selector): ASCII digits
+        # within int64 only, where Python's int() also takes '٣', '1_000' and ' 5 '.
+        lv, rv = go_atoi(labels[key]), go_atoi(values[0])
+        if lv is None or rv is None:
             return False
         return lv > rv if op == "Gt" else lv < rv
     return False
