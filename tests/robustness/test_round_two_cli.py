@@ -354,3 +354,19 @@ def test_lint_reads_at_most_the_input_limit(capsys: pytest.CaptureFixture[str],
     code, out, err = run_cli(capsys, "lint", "/dev/zero")
     assert (code, out) == (2, "")
     assert err.startswith("error: /dev/zero: is more than 1.0 MB, larger than the 1.0 MB input limit"), err
+
+
+def test_ctrl_c_in_simulate_is_one_line_and_130(capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("capacity.commands.simulate.simulate", interrupted)
+    code, out, err = run_cli(capsys, "simulate", str(ROOT / "fixtures" / "default.yaml"))
+    assert (code, out, err) == (130, "", "interrupted\n")
+
+
+@pytest.mark.parametrize("option", ["--runs", "--replay-runs"])
+def test_bench_run_counts_must_be_positive(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "bench", "--only", "lint", option, "0")
+    assert (code, out, err) == (2, "", f"error: {option}: must be at least 1, got 0\n")
