@@ -32,6 +32,8 @@ from capacity.trace import Trace
 from tests.builders import node, pod, podgroup, queue
 
 EXAMPLES = 300
+#: Three times in four, once in four (Hypothesis draws small integers far more often than large ones).
+MOSTLY, RARELY = st.sampled_from([True, True, True, False]), st.sampled_from([False, False, False, True])
 RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 AMOUNTS = {"cpu": ("0", "500m", "1", "2", "4", "16"), "memory": ("0", "512Mi", "1Gi", "4Gi", "32Gi"),
            "nvidia.com/gpu": ("0", "1", "2", "8")}
@@ -58,14 +60,15 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
     capacity: dict[str, Any] = {"name": "capacity"}
     if hierarchy is not None:
         capacity["enableHierarchy"] = hierarchy
-    if draw(st.integers(0, 3)):  # mostly a configuration that schedules, with odd spellings
+    if draw(MOSTLY):  # mostly a configuration that schedules, with odd spellings
         tiers = [[{"name": "priority"}, {"name": "gang", "enableReclaimable": draw(st.booleans())},
                   {"name": "conformance"}],
-                 [{"name": "predicates"}, capacity if draw(st.integers(0, 3)) else {"name": "proportion"},
+                 [{"name": "predicates"}, capacity if draw(MOSTLY) else {"name": "proportion"},
                   {"name": "nodeorder"}]]
         actions = draw(st.sampled_from(["enqueue, allocate, backfill", "enqueue,allocate,backfill,reclaim",
                                         " enqueue , allocate ", "enqueue,,allocate,", "allocate, preempt",
-                                        "enqueue, allocate, reclaim, preempt", "allocate"]))
+                                        "enqueue, allocate, reclaim, preempt", "allocate", "reclaim",
+                                        " allocate , reclaim "]))
     else:  # anything: unknown plugins and actions, empty entries, several tiers
         tiers = [[{"name": n} if n != "capacity" else capacity
                   for n in draw(st.lists(st.sampled_from(PLUGINS), min_size=0, max_size=5))]
@@ -86,7 +89,7 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
             n["spec"] = {"unschedulable": True}
         objs.append(n)
     node_names = [o["metadata"]["name"] for o in objs if o["kind"] == "Node"]
-    names = ["root"] if draw(st.booleans()) else []
+    names = ["root"] if draw(MOSTLY) else []  # (hierarchy without root stalls every cycle)
     for name in names:
         objs.append(queue(name))
     for i in range(draw(st.integers(1, 6))):
@@ -97,18 +100,21 @@ def clusters(draw: st.DrawFn) -> list[dict[str, Any]]:
             q["metadata"]["annotations"] = {"volcano.sh/card.quota": draw(CARD_VALUES)}
         objs.append(q)
         names.append(name)
-    leaves = [n for n in names if n != "root"]
+    parents = {o["spec"].get("parent") for o in objs if o["kind"] == "Queue"}
+    leaves = [n for n in names if n != "root" and n not in parents]
+    anywhere = [n for n in names if n != "root"]  # (a job on a parent queue stalls the hierarchy's cycle)
     for j in range(draw(st.integers(0, 4))):
         members = draw(st.integers(1, 3))
-        pg = podgroup(f"j{j}", draw(st.sampled_from(leaves)), min_member=draw(st.integers(1, members)),
-                      phase=draw(st.sampled_from(["Inqueue", "Inqueue", "Pending", "Running"])))
+        pg = podgroup(f"j{j}", draw(st.sampled_from(leaves if draw(MOSTLY) else anywhere)),
+                      min_member=draw(st.integers(1, members)),
+                      phase=draw(st.sampled_from(["Inqueue", "Running", "Pending", "Running"])))
         objs.append(pg)
         for k in range(members):
             req = {r: draw(st.sampled_from(AMOUNTS[r][1:])) for r in RESOURCES if draw(st.booleans())}
-            placed = pg["status"]["phase"] == "Running" and node_names and draw(st.booleans())
+            placed = pg["status"]["phase"] == "Running" and node_names and draw(MOSTLY)
             p = pod(f"j{j}-{k}", f"j{j}", req or {"cpu": "1"},  # running pods may over-commit a node already
                     node_name=draw(st.sampled_from(node_names)) if placed else "")
-            if draw(st.integers(0, 3)) == 0:
+            if draw(RARELY):
                 p["metadata"]["annotations"]["volcano.sh/card.request"] = draw(CARD_VALUES)
             objs.append(p)
     return objs
