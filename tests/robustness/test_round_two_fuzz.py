@@ -9,7 +9,7 @@ field) or `ResourceUnderflow` (where Volcano itself panics), and after the cycle
 
 * no node holds more than it started with beyond its allocatable (binds only fill free room);
 * no pod is invented, and the only pods gone are the ones evicted (terminating) before the last cycle;
-* with capacity's hierarchy on (and no proportion), a parent queue's allocated is the sum of its children's.
+* with capacity's hierarchy on (the only queue plugin), a parent queue's allocated is the sum of its children's.
 """
 
 from __future__ import annotations
@@ -172,11 +172,12 @@ def run(objs: list[dict[str, Any]], cycles: int) -> None:
         started = over(before_used[name], alloc[name])
         worse = {d: v for d, v in excess.items() if v > started.get(d, 0.0) + 1e-6}
         assert not worse, f"node {name} over-committed on {worse}"
-    # with capacity's hierarchy on, a parent's allocated is the sum of its children's (when proportion is also
-    # configured, the queue numbers reported are partly proportion's, which knows no hierarchy)
+    # with capacity's hierarchy on, a parent's allocated is the sum of its children's (when proportion or
+    # capacity-card is configured too, some queues' reported numbers are theirs, which know no hierarchy)
     opt = cluster.conf.plugin("capacity")
     queues = run_result.as_json()["queues"]
-    if opt is not None and opt.hierarchy and cluster.conf.plugin("proportion") is None and queues:
+    alone = all(cluster.conf.plugin(other) is None for other in ("proportion", "capacity-card"))
+    if opt is not None and opt.hierarchy and alone and queues:
         children: dict[str, list[str]] = {}
         for name, q in cluster.queues.items():
             if name != "root" and name in queues:
