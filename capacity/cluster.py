@@ -155,7 +155,8 @@ class LoadWarning:
 
     def __str__(self) -> str:
         """One line; names from input are shown escaped (no raw control characters: capacity.text.safe)."""
-        text = f"{self.obj}: {self.field}: {self.message}" if self.field else f"{self.obj}: {self.message}"
+        obj = self.obj if len(self.obj) <= 200 else f"{self.obj[:200]}... ({len(self.obj)} characters)"
+        text = f"{obj}: {self.field}: {self.message}" if self.field else f"{obj}: {self.message}"
         return safe(text)
 
 

@@ -355,3 +355,9 @@ def test_an_invalid_name_is_simulated_as_given(name: str) -> None:
 def test_safe_shows_control_characters_escaped() -> None:
     assert safe("a\x1b[31mb\nc\u202ed") == "a\\x1b[31mb\\nc\\u202ed"
     assert safe("naïve ünïcode 名前") == "naïve ünïcode 名前"
+
+
+def test_a_huge_name_gives_short_warnings() -> None:
+    text = (CORPUS_DIR / "c6-name-too-long-pod.yaml").read_text(encoding="utf-8").replace("x" * 298, "x" * 100_000)
+    lines = [str(w) for w in load_cluster(text).warnings]
+    assert lines and all(len(line) < 1500 for line in lines)
