@@ -21,6 +21,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
   helios    Helios-15k replay (`capacity.replay.helios_cluster` + `Simulator.run_to_end`). <= 30 s.
   openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
+  lint      `lint_text` on two generated 10,000-queue trees (hierarchy on): a parent chain 10,000 deep and a
+            root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
   growth    S1 cycle time when doubling nodes (761 -> 1,523), pods (4,076 -> 8,152) or leaf queues at
             fixed pods (100 -> 200): ratios <= 2.2, 2.2 and 1.1.
 
@@ -42,7 +44,7 @@ from typing import Any
 
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
-FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "helios", "openb", "growth")
+FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "helios", "openb", "lint", "growth")
 ALIASES = {"steady-cached": "steady"}  # (the name `steady` had before it meant the cached cycle)
 
 
@@ -258,6 +260,40 @@ def replay(kind: str, folder: str, runs: int) -> Figure:
     return fig
 
 
+LINT_QUEUES = 10_000
+_HIERARCHY_CONF = """\
+kind: ConfigMap
+metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}
+data:
+  volcano-scheduler.conf: |
+    actions: "enqueue, allocate"
+    tiers:
+    - plugins: [{name: gang}, {name: capacity, enableHierarchy: true}]
+"""
+
+
+def queue_tree_yaml(shape: str, n: int = LINT_QUEUES) -> str:
+    """A hierarchy-on dump of `n` queues under root: one parent chain ("chain") or all siblings ("wide")."""
+    docs = [_HIERARCHY_CONF, "kind: Queue\nmetadata: {name: root}\nspec: {}\n"]
+    for i in range(n):
+        parent = f"q{i - 1}" if shape == "chain" and i else "root"
+        docs.append(f"kind: Queue\nmetadata: {{name: q{i}}}\nspec: {{parent: {parent}, deserved: {{cpu: '1'}}}}\n")
+    return "---\n".join(docs)
+
+
+def lint_trees(runs: int) -> list[Figure]:
+    from capacity.lint import counts, lint_text
+    figs = []
+    for shape, what in (("chain", "a 10,000-queue parent chain"), ("wide", "10,000 sibling queues")):
+        fig = Figure(f"lint, {what}", "s", 2.0)
+        text = queue_tree_yaml(shape)
+        found = measure(fig, runs, lambda text=text: text, lambda t, shape=shape: lint_text(t, source=shape))
+        c = counts(found)
+        fig.note = f"{len(text) / 1e6:.1f} MB of YAML; {c['error']} errors, {c['warning']} warnings, {c['info']} info"
+        figs.append(fig)
+    return figs
+
+
 def growth(folder: str, runs: int) -> list[Figure]:
     """Cycle time ratios when one dimension doubles, the others held at S1's."""
     figs = []
@@ -314,6 +350,8 @@ def run(args: argparse.Namespace) -> int:
             figs = [steady_cold(openb, args.runs)]
         elif name == "yaml":
             figs = [yaml_load(openb, args.runs)]
+        elif name == "lint":
+            figs = lint_trees(args.runs)
         elif name in ("helios", "openb"):
             figs = [replay(name, helios if name == "helios" else openb, args.replay_runs)]
         else:

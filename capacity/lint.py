@@ -37,6 +37,7 @@ from capacity.k8s import (
 from capacity.model import QueueSpec
 from capacity.quantity import format_resource_value
 from capacity.resources import INFINITY, MAX_FLOAT, MIN_RESOURCE, SCALAR_INFINITY, ZERO, Resource, res_max
+from capacity.text import safe_lines
 from capacity.webhook import is_admission_warning, validate_cluster
 
 __all__ = ["RULES", "SEVERITIES", "Finding", "counts", "lint", "lint_objects", "lint_text", "render_text"]
@@ -181,8 +182,13 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
     return out
 
 
-def render_text(findings: list[Finding]) -> str:
-    """Findings grouped by severity, each with what Volcano does, and a summary line."""
+#: `render_text` prints at most this many findings of one rule (a 5,000-queue chain has 4,995 too-deep ones).
+SHOWN_PER_RULE = 20
+
+
+def render_text(findings: list[Finding], per_rule: int | None = SHOWN_PER_RULE) -> str:
+    """Findings grouped by severity, each with what Volcano does, and a summary line; past `per_rule`
+    findings of one rule, a line saying how many more there are (JSON output lists them all)."""
     lines: list[str] = []
     if not findings:
         lines.append("no findings")
@@ -191,14 +197,21 @@ def render_text(findings: list[Finding]) -> str:
         if not group:
             continue
         lines.append(f"{sev}s ({len(group)}):" if sev != "info" else f"info ({len(group)}):")
+        shown: dict[str, int] = {}
         for f in group:
+            shown[f.rule] = shown.get(f.rule, 0) + 1
+            if per_rule is not None and shown[f.rule] > per_rule:
+                continue
             where = f"{f.obj}: {f.field}" if f.field else f.obj
             lines.append(f"  {where} [{f.rule}]")
             lines.append(f"    {f.message}")
             lines.append(f"    Volcano: {f.volcano_does}")
+        for rule, n in shown.items():
+            if per_rule is not None and n > per_rule:
+                lines.append(f"  ... and {n - per_rule:,} more [{rule}] (--format json lists every finding)")
     c = counts(findings)
     lines.append(f"summary: {c['error']} error(s), {c['warning']} warning(s), {c['info']} info")
-    return "\n".join(lines)
+    return safe_lines(lines)  # a newline in a queue name cannot fake a line of its own
 
 
 def _sorted(findings: list[Finding]) -> list[Finding]:
@@ -442,26 +455,86 @@ def _check_arguments(ctx: _Context) -> list[Finding]:
 
 
 # ---- queue tree rules -------------------------------------------------------------------------
-def _chain(ctx: _Context, name: str) -> tuple[list[str], str]:
-    """Ancestors of a queue up to root (excluded), nearest first, and how the walk ended:
-    'root', 'unknown' (a parent that does not exist) or 'cycle'."""
-    seen = [name]
-    cur = ctx.queues[name].parent or ROOT
-    while True:
-        if cur == ROOT:
-            return seen[1:], "root"
-        if cur not in ctx.queues:
-            return seen[1:], "unknown"
-        if cur in seen:
-            return seen[1:], "cycle"
-        seen.append(cur)
-        cur = ctx.queues[cur].parent or ROOT
+#: A parent chain longer than this is printed with its middle left out (`_chain_text`).
+CHAIN_SHOWN = 10
+_CHAIN_ENDS = 4  # queues shown at each end of a shortened chain
+
+
+@dataclass(slots=True)
+class _Place:
+    """Where a queue sits: how its parent chain ends ('root', 'unknown' parent, or 'cycle'), its depth
+    below root, the first queues of its chain from the top (at most `_CHAIN_ENDS`)."""
+
+    end: str
+    depth: int
+    top: tuple[str, ...]
+
+
+def _places(ctx: _Context) -> tuple[dict[str, _Place], list[list[str]]]:
+    """Every queue's `_Place` and every parent cycle, in one pass: each queue is walked up only until a
+    queue already placed, so the work is linear in the number of queues (a 10,000-queue chain included).
+    A cycle is listed in parent order, starting at its member that sorts first."""
+    places: dict[str, _Place] = {}
+    cycles: list[list[str]] = []
+    for name in ctx.queues:
+        if name == ROOT or name in places:
+            continue
+        path: list[str] = []
+        on_path: dict[str, int] = {}
+        cur = name
+        while cur != ROOT and cur in ctx.queues and cur not in places and cur not in on_path:
+            on_path[cur] = len(path)
+            path.append(cur)
+            cur = ctx.queues[cur].parent or ROOT
+        if cur in on_path:  # a new cycle: its members end there, and so does the tail leading into it
+            loop = path[on_path[cur]:]
+            first = loop.index(min(loop))
+            if len(loop) > 1:  # (a queue that is its own parent has a rule of its own)
+                cycles.append(loop[first:] + loop[:first])
+            base = _Place("cycle", 0, ())
+        elif cur == ROOT:
+            base = _Place("root", 0, ())
+        elif cur in places:
+            base = places[cur]
+        else:
+            base = _Place("unknown", 0, ())
+        for q in reversed(path):
+            top = base.top if len(base.top) >= _CHAIN_ENDS else (*base.top, q)
+            base = places[q] = _Place(base.end, base.depth + 1, top)
+    return places, cycles
+
+
+def _chain_text(ctx: _Context, name: str, place: _Place) -> str:
+    """`name`'s chain from the top down to it, `a -> b -> ... (9,990 more) -> z` when long."""
+    if place.depth <= CHAIN_SHOWN:
+        names = [name]
+        while len(names) < place.depth:
+            names.append(ctx.parent(names[-1]))
+        return " -> ".join(reversed(names))
+    tail = [name]
+    while len(tail) < _CHAIN_ENDS:
+        tail.append(ctx.parent(tail[-1]))
+    left = place.depth - len(place.top) - len(tail)
+    return " -> ".join([*place.top, f"... ({left:,} more)", *reversed(tail)])
+
+
+def _cycle_text(cycle: list[str]) -> str:
+    if len(cycle) + 1 <= CHAIN_SHOWN:
+        return " -> ".join([*cycle, cycle[0]])
+    left = len(cycle) + 1 - 2 * _CHAIN_ENDS
+    return " -> ".join([*cycle[:_CHAIN_ENDS], f"... ({left:,} more)", *cycle[-_CHAIN_ENDS + 1:], cycle[0]])
 
 
 def _check_tree(ctx: _Context) -> list[Finding]:
     out: list[Finding] = []
-    reported_cycles: set[frozenset[str]] = set()
     hint = _hierarchy_hint(ctx)
+    places, cycles = _places(ctx)
+    for cycle in cycles:
+        out.append(Finding(
+            "error", "parent-cycle", f"Queue/{cycle[0]}", "spec.parent",
+            f"queue parents form a cycle: {_cycle_text(cycle)}",
+            "the queue webhook rejects it (the parent chain never reaches root); with hierarchy on, "
+            "the capacity plugin cannot detect it and the scheduler recurses forever (a crash)"))
     for name in sorted(ctx.queues):
         q = ctx.queues[name]
         obj = f"Queue/{name}"
@@ -483,25 +556,13 @@ def _check_tree(ctx: _Context) -> list[Finding]:
                 out.append(Finding(
                     "warning", "unknown-parent", obj, "spec.parent", f"parent queue {q.parent!r} does not exist",
                     "the queue webhook rejects it; with hierarchy off the scheduler ignores spec.parent"))
-        ancestors, end = _chain(ctx, name)
-        if end == "cycle":
-            loop_start = ctx.queues[ancestors[-1]].parent or ROOT if ancestors else name
-            members = [name, *ancestors]
-            cycle = members[members.index(loop_start):] if loop_start in members else members
-            key = frozenset(cycle)
-            if name in key and key not in reported_cycles:
-                reported_cycles.add(key)
-                out.append(Finding(
-                    "error", "parent-cycle", obj, "spec.parent",
-                    f"queue parents form a cycle: {' -> '.join([*cycle, cycle[0]])}",
-                    "the queue webhook rejects it (the parent chain never reaches root); with hierarchy on, "
-                    "the capacity plugin cannot detect it and the scheduler recurses forever (a crash)"))
+        place = places[name]
+        if place.end == "cycle":
             continue
-        depth = len(ancestors) + 1
-        if end == "root" and depth > MAX_QUEUE_DEPTH:
+        if place.end == "root" and place.depth > MAX_QUEUE_DEPTH:
             out.append(Finding(
                 "error", "queue-too-deep", obj, "spec.parent",
-                f"the queue is {depth} levels below root ({' -> '.join(reversed([name, *ancestors]))}); the "
+                f"the queue is {place.depth} levels below root ({_chain_text(ctx, name, place)}); the "
                 f"limit is {MAX_QUEUE_DEPTH}",
                 f"the queue webhook rejects it (max-queue-depth, default {MAX_QUEUE_DEPTH})"))
         if not ctx.hierarchy and q.parent and q.parent != ROOT:
@@ -693,8 +754,9 @@ def _check_admission(ctx: _Context) -> list[Finding]:
     """Every queue Volcano's queue admission webhook refuses, in its words (capacity.webhook, which cites
     validate_queue.go per rule), with a one-line fix. The scheduler never re-checks these."""
     out: list[Finding] = []
+    places = _places(ctx)[0]
     for name, errors in validate_cluster(ctx.cluster).items():
-        if name in ctx.queues and _chain(ctx, name)[1] == "cycle":
+        if name in places and places[name].end == "cycle":
             continue  # the parent-cycle / self-parent rules report it (the webhook's answer depends on the order)
         for e in errors:
             rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")

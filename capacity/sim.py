@@ -102,13 +102,25 @@ def pod_state(pod: PodObj) -> str:
     return "Pending"
 
 
+#: Arrivals and durations beyond this (about 300 years) are refused: cycle numbers and timestamps stay exact.
+MAX_SECONDS = 1e10
+#: maxRetry is an int32 the Job CRD keeps at 0 or more.
+MAX_RETRY_LIMIT = 2**31 - 1
+
+
+def _quoted(raw: str, limit: int = 40) -> str:
+    """An annotation's value for a message: 400 digits shown as their first few and a count."""
+    return repr(raw) if len(raw) <= limit else f"{raw[:limit]!r}... ({len(raw):,} characters)"
+
+
 def _seconds(raw: str, obj: str, key: str) -> float:
+    fld = f"metadata.annotations.{key}"
     try:
         value = float(raw)
     except ValueError:
-        raise InputError(obj, f"metadata.annotations.{key}", f"must be a number of seconds, got {raw!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(obj, f"metadata.annotations.{key}", f"must be a number of seconds >= 0, got {raw!r}")
+        raise InputError(obj, fld, f"must be a number of seconds, got {_quoted(raw)}") from None
+    if not 0 <= value <= MAX_SECONDS:  # (NaN fails too)
+        raise InputError(obj, fld, f"must be a number of seconds from 0 to {MAX_SECONDS:g}, got {_quoted(raw)}")
     return value
 
 
@@ -153,28 +165,35 @@ def _parse_life(raw: str, retry: str | None) -> JobLife:
             items = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise InputError("", fld, f"is not JSON: {exc.msg}") from None
+        except RecursionError:
+            raise InputError("", fld, "is JSON nested too deeply to read") from None
         if not isinstance(items, list):
             raise InputError("", fld, 'must be a JSON list like [{"event": "PodEvicted", "action": "RestartJob"}]')
         for i, item in enumerate(items):
             if not isinstance(item, dict) or "action" not in item:
                 raise InputError("", f"{fld}[{i}]", "must be an object with an action")
-            action = str(item["action"])
-            if action not in KILLING and action not in SYNCING:
-                raise InputError("", f"{fld}[{i}].action", f"unknown action {action!r} (one of "
+            action = item["action"]
+            if not isinstance(action, str) or (action not in KILLING and action not in SYNCING):
+                raise InputError("", f"{fld}[{i}].action", f"unknown action {_quoted(str(action))} (one of "
                                  f"{', '.join(sorted([*KILLING, *SYNCING]))})")
             events = item.get("events") or ([item["event"]] if "event" in item else [])
+            if not isinstance(events, list):
+                raise InputError("", f"{fld}[{i}].events", "must be a list of event names")
             if not events:
                 raise InputError("", f"{fld}[{i}]", "names no event (event or events)")
             for ev in events:
-                if ev not in EVENTS:
-                    raise InputError("", f"{fld}[{i}].event", f"unknown event {ev!r}")
-                policies.append((str(ev), action))
+                if not isinstance(ev, str) or ev not in EVENTS:
+                    raise InputError("", f"{fld}[{i}].event", f"unknown event {_quoted(str(ev))}")
+                policies.append((ev, action))
     max_retry = DEFAULT_MAX_RETRY
     if retry is not None:
         try:
             max_retry = int(retry)
         except ValueError:
             raise InputError("", f"metadata.annotations.{MAX_RETRY_KEY}", "must be an integer") from None
+        if not 0 <= max_retry <= MAX_RETRY_LIMIT:  # the Job CRD: an int32, minimum 0
+            raise InputError("", f"metadata.annotations.{MAX_RETRY_KEY}",
+                             f"must be an integer from 0 to {MAX_RETRY_LIMIT}, got {_quoted(retry)}")
     return JobLife(tuple(policies), max_retry)
 
 

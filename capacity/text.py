@@ -39,3 +39,16 @@ def safe(text: str) -> str:
 def quoted(text: str) -> str:
     """`text` in single quotes, escaped by `safe`: how a message names an input string."""
     return f"'{safe(text)}'"
+
+
+def safe_lines(lines: list[str]) -> str:
+    """The program's lines joined by newlines, a newline inside one of them (from a name) escaped."""
+    return "\n".join(safe(line) for line in lines)
+
+
+def safe_output(text: str) -> str:
+    """Program output (many lines) with every character `safe` escapes escaped, but its own newlines and
+    tabs: what the command line's stdout and stderr filter (`capacity.cli.TerminalSafe`) lets through."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").isprintable():
+        return text
+    return "\n".join("\t".join(safe(part) for part in line.split("\t")) for line in text.split("\n"))

@@ -13,7 +13,7 @@ from typing import Any
 from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
 from capacity.commands.simulate import add_cluster_args, load, options
 from capacity.errors import InputError
-from capacity.text import safe
+from capacity.text import safe_lines
 
 
 def add_parser(sub: Any) -> None:
@@ -56,12 +56,7 @@ def run(args: argparse.Namespace) -> int:
             out = {"answer": out, "whatIf": [c.as_dict() for c in whatif.changes], "whatIfAnswer": whatif.as_dict()}
         print(json.dumps(out, indent=1))
     else:
-        print(_lines(render_text(answer, args.verbose)))
+        print(safe_lines(render_text(answer, args.verbose).split("\n")))
         if whatif is not None:
-            print(_lines("\n" + whatif.render_text()))
+            print(safe_lines(["", *whatif.render_text().split("\n")]))
     return 0
-
-
-def _lines(text: str) -> str:
-    """Text for a terminal: each line's names from input shown escaped (capacity.text.safe), never raw."""
-    return "\n".join(safe(line) for line in text.split("\n"))

@@ -6,8 +6,6 @@ import argparse
 import json
 from typing import Any
 
-from capacity.errors import InputError
-
 EPILOG = """\
 exit status:
   0  no errors (warnings and info may be present)
@@ -53,10 +51,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except UnicodeDecodeError:
-        raise InputError(path, "", "is not a UTF-8 text file (binary data?)") from None
-    except OSError as exc:
-        raise InputError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    """The same size limit as `simulate` (CAPACITY_MAX_INPUT_MB): `lint /dev/zero` stops at the limit."""
+    from capacity.limits import read_text_file
+    return read_text_file(path)

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from typing import Any
 
+from capacity.cli import EXIT_INTERRUPTED
+from capacity.commands.outputs import check_writable, write_or_report
+from capacity.commands.simulate import print_warnings
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
+from capacity.text import safe, safe_lines
 
 #: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
 DEFAULT_PERIOD = {"openb": 60.0, "helios": 60.0, "synthetic": 1.0, "cluster": 1.0}
@@ -57,7 +62,8 @@ def load_source(args: argparse.Namespace) -> Any:
         return openb_cluster(args.path, pod_limit=args.limit), f"openb {args.path}"
     if args.source == "helios":
         from capacity.replay import helios_cluster
-        return helios_cluster(args.path, nodes=args.nodes or 128, policy=args.policy, deserved=args.deserved,
+        nodes = 128 if args.nodes is None else args.nodes
+        return helios_cluster(args.path, nodes=nodes, policy=args.policy, deserved=args.deserved,
                               job_limit=args.limit), f"helios {args.path}"
     if args.source == "synthetic":
         from capacity.workload import WorkloadSpec, synthetic_cluster
@@ -65,47 +71,141 @@ def load_source(args: argparse.Namespace) -> Any:
                             queues={"team-a": 1, "team-b": 1, "team-c": 2},
                             service_types={"training": 0.8, "inference": 0.2},
                             policies={"RestartJob": 1, "AbortJob": 1, "": 1})
-        return synthetic_cluster(spec, nodes=args.nodes or 8), f"synthetic seed {args.seed}"
+        return synthetic_cluster(spec, nodes=8 if args.nodes is None else args.nodes), f"synthetic seed {args.seed}"
     from capacity.k8s import load_cluster_file
     cluster = load_cluster_file(args.path)
-    for w in [*cluster.warnings, *cluster.conf.warnings]:
-        print(f"warning: {w}", file=sys.stderr)
+    print_warnings([*cluster.warnings, *cluster.conf.warnings])
     return cluster, args.path
+
+
+#: Sizes of a generated cluster beyond which a replay would only exhaust memory (S1 has 1,523 nodes).
+MAX_NODES = 100_000
+MAX_JOBS = 100_000
+#: A replay's clock: from a millisecond a cycle up to about 30 years in all (cycle numbers stay exact).
+MIN_PERIOD, MAX_SECONDS = 0.001, 1e9
+#: Synthetic arrivals: at least one every ~3 hours (so that 100,000 jobs arrive within MAX_SECONDS).
+MIN_RATE, MAX_RATE = 1e-4, 1e6
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse a numeric option out of range before anything is built, naming the option itself
+    (not the queue or PodGroup a bad value would otherwise end up in)."""
+    def number(option: str, value: float | None, low: float, high: float, what: str) -> None:
+        if value is not None and not (low <= value <= high):  # (NaN fails both)
+            raise InputError(option, "", f"must be {what}, got {value:g}")
+
+    seconds = f"a number of seconds from {{}} to {MAX_SECONDS:g}"
+    number("--period", args.period, MIN_PERIOD, MAX_SECONDS, seconds.format(f"{MIN_PERIOD:g}"))
+    number("--until", args.until, 0, MAX_SECONDS, seconds.format(0))
+    if args.max_cycles is not None and args.max_cycles < 1:
+        raise InputError("--max-cycles", "", "must be at least 1")
+    if args.limit is not None and args.limit < 0:
+        raise InputError("--limit", "", f"must be 0 or more, got {args.limit}")
+    if args.nodes is not None and not 1 <= args.nodes <= MAX_NODES:
+        raise InputError("--nodes", "", f"must be from 1 to {MAX_NODES:,} nodes, got {_short_int(args.nodes)}")
+    if args.source == "synthetic":
+        if not 0 <= args.jobs <= MAX_JOBS:
+            raise InputError("--jobs", "", f"must be from 0 to {MAX_JOBS:,} jobs, got {_short_int(args.jobs)}")
+        number("--rate", args.rate, MIN_RATE, MAX_RATE, f"a number of arrivals per second from {MIN_RATE:g} "
+               f"to {MAX_RATE:g}")
+    if args.source == "helios" and args.policy:
+        from capacity.sim import KILLING, SYNCING
+        if args.policy not in KILLING and args.policy not in SYNCING:
+            raise InputError("--policy", "", f"unknown action {args.policy!r} (one of "
+                             f"{', '.join(sorted([*KILLING, *SYNCING]))}, or '' for none)")
+    check_writable("--csv", args.csv)
+    check_writable("--cycles-csv", args.cycles_csv)
+
+
+def _short_int(n: int) -> str:
+    text = str(n)
+    return text if len(text) <= 20 else f"{text[:12]}... ({len(text)} digits)"
 
 
 def run(args: argparse.Namespace) -> int:
     from capacity.sim import SimOptions, Simulator
 
     period = args.period if args.period is not None else DEFAULT_PERIOD[args.source]
-    if args.max_cycles is not None and args.max_cycles < 1:
-        raise InputError("--max-cycles", "", "must be at least 1")
+    check_options(args)
     started = time.perf_counter()
     cluster, label = load_source(args)
     sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle, session=SessionOptions()))
     loaded = time.perf_counter()
     show = sys.stderr.isatty() if args.progress is None else args.progress
     bar = ProgressBar(sim) if show else None
-    progress = bar.update if bar else None
-    if args.until is not None:
-        sim.run_until(args.until, progress, max_cycles=args.max_cycles)
-    else:
-        sim.run_to_end(progress, max_cycles=args.max_cycles)
+    interrupted = False
+    with StopAfterCycle() as stop:
+        def progress(s: Any, record: Any) -> None:
+            if bar:
+                bar.update(s, record)
+            stop.check()
+        try:
+            if args.until is not None:
+                sim.run_until(args.until, progress, max_cycles=args.max_cycles)
+            else:
+                sim.run_to_end(progress, max_cycles=args.max_cycles)
+        except Interrupted:
+            interrupted = True
     if bar:
         bar.close()
     finished = time.perf_counter()
     out = sim.summary()
     out.update({"source": label, "period": period, "loadSeconds": round(loaded - started, 3),
                 "runSeconds": round(finished - loaded, 3)})
-    if args.csv:
-        frame = sim.metrics("queue")
-        frame.to_csv(args.csv, index=False)
-        out["queueCsv"] = {"file": args.csv, "rows": len(frame)}
-    if args.cycles_csv:
-        frame = sim.metrics("cycle")
-        frame.to_csv(args.cycles_csv, index=False)
-        out["cycleCsv"] = {"file": args.cycles_csv, "rows": len(frame)}
+    if interrupted:
+        out["interrupted"] = True
+    failed = []
+    for option, path, level, key in (("--csv", args.csv, "queue", "queueCsv"),
+                                     ("--cycles-csv", args.cycles_csv, "cycle", "cycleCsv")):
+        if not path:
+            continue
+        frame = sim.metrics(level)
+        error = write_or_report(option, path, lambda p, frame=frame: frame.to_csv(p, index=False))
+        if error:
+            failed.append(error)
+        else:
+            out[key] = {"file": path, "rows": len(frame)}
     print(json.dumps(out) if args.format == "json" else render_text(out))
-    return 0
+    for error in failed:  # after the result, which is not lost with the file
+        print(f"error: {safe(str(error))}", file=sys.stderr)
+    if interrupted:
+        print(f"interrupted (Ctrl-C) after cycle {out['cycle']}: the results above are those of the "
+              f"{out['executed']} cycle(s) run", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 2 if failed else 0
+
+
+class Interrupted(Exception):
+    """Ctrl-C, taken between two cycles so that the cycles done are whole."""
+
+
+class StopAfterCycle:
+    """While active, a first Ctrl-C asks the replay to stop after the current cycle (`check` raises
+    `Interrupted` there); a second one interrupts at once. Outside the main thread it does nothing."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: Any = None
+
+    def __enter__(self) -> StopAfterCycle:
+        try:
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        except ValueError:  # not the main thread: Ctrl-C is not ours to catch
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def check(self) -> None:
+        if self.requested:
+            raise Interrupted
 
 
 def render_text(out: dict[str, Any]) -> str:
@@ -123,7 +223,7 @@ def render_text(out: dict[str, Any]) -> str:
     for key, what in (("queueCsv", "queue metrics"), ("cycleCsv", "cycle metrics")):
         if key in out:
             lines.append(f"wrote {what}: {out[key]['file']} ({out[key]['rows']} rows)")
-    return "\n".join(lines)
+    return safe_lines(lines)
 
 
 def duration(seconds: float) -> str:
@@ -154,9 +254,10 @@ class ProgressBar:
         total = sim.arrivals_total
         frac = 1.0 if total == 0 else (total - sim.arrivals_left) / total
         filled = int(frac * self.WIDTH)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {frac:4.0%} "
-                         f"t={duration(sim.time)} cycles {sim.executed} run, {sim.skipped} skipped ")
-        sys.stderr.flush()
+        err = getattr(sys.stderr, "unfiltered", sys.stderr)  # (the carriage return is ours: not escaped)
+        err.write(f"\r[{'#' * filled}{'.' * (self.WIDTH - filled)}] {frac:4.0%} "
+                  f"t={duration(sim.time)} cycles {sim.executed} run, {sim.skipped} skipped ")
+        err.flush()
 
     def close(self) -> None:
         self.draw()

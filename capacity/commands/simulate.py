@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Any
 
+from capacity.commands.outputs import check_writable, write_or_report
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from capacity.scheduler import simulate
+from capacity.text import safe_lines
 from capacity.trace import Trace
 
 
@@ -47,8 +49,7 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
     if getattr(args, "strict_admission", False):
         refuse_rejected_queues(cluster.warnings)
     if warn:
-        for w in [*cluster.warnings, *cluster.conf.warnings]:
-            print(f"warning: {w}", file=sys.stderr)
+        print_warnings([*cluster.warnings, *cluster.conf.warnings])
     return cluster
 
 
@@ -60,6 +61,13 @@ def refuse_rejected_queues(warnings: list[Any]) -> None:
             raise InputError(w.obj, w.field, w.message)
 
 
+def print_warnings(warnings: list[Any]) -> None:
+    """One stderr line per tolerated-input warning, a newline in a name shown escaped."""
+    from capacity.text import safe
+    for w in warnings:
+        print(f"warning: {safe(str(w))}", file=sys.stderr)
+
+
 def options(args: argparse.Namespace) -> SessionOptions:
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare)
@@ -68,16 +76,22 @@ def options(args: argparse.Namespace) -> SessionOptions:
 def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
+    check_writable("--trace", args.trace)
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
     result = simulate(cluster, args.cycles, trace, options(args))
     out = result.as_json()
     out["notes"] = session_notes(result.cycles)
+    failed = None
     if args.trace:
-        with open(args.trace, "w", encoding="utf-8") as fh:
-            for rec in trace.records:
-                fh.write(json.dumps(rec.as_dict()) + "\n")
+        def write(path: str) -> None:
+            with open(path, "w", encoding="utf-8") as fh:
+                for rec in trace.records:
+                    fh.write(json.dumps(rec.as_dict()) + "\n")
+        failed = write_or_report("--trace", args.trace, write)
     print(json.dumps(out) if args.format == "json" else render_text(out))
+    if failed:
+        raise failed  # after the result: the cycle's outcome is not lost with the file
     return 0
 
 
@@ -113,4 +127,4 @@ def render_text(out: dict[str, Any]) -> str:
     if notes:
         lines.append("notes:")
         lines += [f"  - {n}" for n in notes]
-    return "\n".join(lines)
+    return safe_lines(lines)
