@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from capacity.answer import Answer, Check
+from capacity.text import safe
 
 _MARK = {"passed": "ok", "stopped": "STOP", "not reached": "--", "info": "  "}
 
@@ -83,7 +84,7 @@ def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
         lines.append("  pods:" if a.kind == "job" else "  parts:")
         for p in a.parts:
             lines.append(f"    {p.subject}: {p.outcome} (cycle {p.cycle}): {p.sentence}")
-    return "\n".join(indent + x for x in lines)
+    return "\n".join(safe(indent + x) for x in lines)
 
 
 def render_queue(a: Answer, verbose: bool = False) -> str:
@@ -108,13 +109,13 @@ def render_queue(a: Answer, verbose: bool = False) -> str:
     if verbose:
         for j in a.parts:
             lines.append("")
-            lines.append(render(j, True))
+            lines += render(j, True).split("\n")
             for p in j.parts:
-                lines.append(render(p, True, "    "))
+                lines += render(p, True, "    ").split("\n")
     elif a.parts:
         lines.append(f"  ({len(a.parts)} job{'' if len(a.parts) == 1 else 's'}: --job NS/NAME or --verbose for each "
                      "one's answer)")
-    return "\n".join(lines)
+    return "\n".join(safe(x) for x in lines)
 
 
 def _clip(text: str, n: int) -> str:

@@ -291,3 +291,12 @@ def test_no_ready_node_is_the_first_stopper_and_each_check_says_its_words_once()
     assert "the session has no node" in a.sentence.split(";")[0]
     text = render_text(a)
     assert "no node passes the preemption filters: no node passes the preemption filters" not in text
+
+
+def test_a_newline_in_a_name_is_shown_escaped_and_never_starts_a_line() -> None:
+    """A pod named 'p0\\nall good' must not print a line reading 'all good' in the answer."""
+    objs = [CAPACITY_CONF, node("n1", cpu="1", memory="1Gi"), queue("q1"),
+            podgroup("j1", "q1", phase="Inqueue"), pod("p0\nall good", "j1", {"cpu": "2", "memory": "1Gi"})]
+    text = render_text(answer_pod(explain_run(cluster(*objs), 1), "ns1/p0\nall good"))
+    assert "p0\\nall good" in text
+    assert not any(line.startswith("all good") for line in text.split("\n"))
