@@ -47,6 +47,8 @@ LESSONS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "lessons"
 FACT_KINDS: dict[str, str] = {
     "binds": "the pods bound in the cycle (sorted; `among` restricts to some pods)",
     "evicted": "the pods evicted in the cycle (sorted)",
+    "evicted_count": "how many pods the cycle evicted (a number)",
+    "evicted_jobs": "the jobs that lost a pod to an eviction in the cycle (sorted)",
     "pipelined": "the jobs pipelined in the cycle (sorted)",
     "first": "of the jobs or pods in `among`, the one allocate served first (its allocateJob / nodeChosen record)",
     "share": "queue `queue`'s share: `when: end` as the cycle closes, `when: open` as the cycle's session opens",
@@ -54,6 +56,29 @@ FACT_KINDS: dict[str, str] = {
     "rule": "explain_pod's deciding rule for `pod` after the cycle (plugin.rule)",
     "phase": "the PodGroup phase of `job` after the cycle",
     "split": "how many pods the cycle bound per namespace (`by: namespace`) or per queue (`by: queue`)",
+}
+#: Each rule a lesson asks about, in the plain words the lessons teach it (choices and the "Why" show these).
+RULE_WORDS: dict[str, str] = {
+    "allocate.nodeFit": "no node has room for it",
+    "capacity.realCapability": "its queue (or a parent) would go over its capacity limit",
+    "capacity.overDeserved": "its queue holds more than its deserved",
+    "capacity.notOverDeserved": "its queue is not over its deserved (after the other evictions)",
+    "capacity.guarantee": "evicting it would take its queue below its guarantee",
+    "capacity.noSharedDimension": "it uses no resource the reclaimer asks for",
+    "capacity.immediateVictim": "it uses only resources its queue has no deserved for",
+    "capacity.ancestorNotOverDeserved": "a parent queue is not over its deserved",
+    "capacity.underDeserved": "the reclaiming queue stays within its deserved",
+    "gang.gangMinAvailable": "its job would fall below minAvailable",
+    "gang.gangSurplus": "its job keeps at least minAvailable running without it",
+    "gang.minAvailable": "its job cannot reach minAvailable",
+    "priority.lowerPriority": "it has a lower priority than the preemptor",
+    "proportion.deserved": "its queue would go over the deserved proportion computed",
+    "capacity-card.inferenceReclaimsTraining": "inference may take GPUs from training",
+    "capacity-card.reclaimerCardQuota": "the inference queue stays within its card quota",
+    "capacity-card.allocateCardQuota": "the queue stays within its card quota",
+    "capacity.share": "share = the largest allocated / deserved over the deserved's dimensions",
+    "allocate.queueOrder": "allocate serves the queue with the smaller share first",
+    "preempt.pipelined": "preempt reserved the node while its victims terminate",
 }
 SHARE_TOLERANCE = 5e-4
 NONE = "none"
@@ -83,6 +108,8 @@ class Checkpoint:
     explain: str = ""
     note: str = ""
     seed: str = ""
+    #: what the question states about the scenario, each {object, field, value}, checked against it by the tests
+    facts: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -145,7 +172,8 @@ def load_lesson(lesson_id: str, root: Path = LESSONS_DIR) -> Lesson:
             raise InputError(where, f"checkpoints[{i}].variant", f"unknown variant {variant!r}")
         checkpoints.append(Checkpoint(i, variant, int(c.get("cycle", 1)), str(c["question"]), fact, c["answer"],
                                       tuple(str(x) for x in c.get("choices") or ()), str(c.get("explain", "")),
-                                      str(c.get("note", "")).strip(), str(c.get("seed", ""))))
+                                      str(c.get("note", "")).strip(), str(c.get("seed", "")),
+                                      tuple(dict(f) for f in c.get("facts") or ())))
     md = path / "lesson.md"
     return Lesson(lesson_id, str(spec.get("title", lesson_id)), md.read_text(encoding="utf-8") if md.exists() else "",
                   variants, tuple(checkpoints), path)
@@ -260,6 +288,10 @@ class LessonRun:
             return sorted(k for k in c.result.binds if k in among)
         if kind == "evicted":
             return sorted(c.result.evicted)
+        if kind == "evicted_count":
+            return str(len(c.result.evicted))
+        if kind == "evicted_jobs":
+            return sorted({_job_of(c.before, k) for k in c.result.evicted})
         if kind == "pipelined":
             return sorted(c.result.pipelined)
         if kind == "first":
@@ -284,17 +316,54 @@ class LessonRun:
         """The engine's answer, the reason (explain_pod's sentence or the share's numbers) and the verdict."""
         actual = self.fact(cp)
         exp = self.explanation(cp)
-        if exp is not None:
+        if cp.fact["kind"] == "first":
+            sentence, rule = self._first_sentence(cp), "allocate.queueOrder"
+        elif exp is not None:
             sentence, rule = f"{cp.explain} — {exp.sentence}", exp.rule
         elif cp.fact["kind"] == "share":
             sentence, rule = self._share_sentence(cp), "capacity.share"
         else:
-            sentence, rule = f"cycle {cp.cycle} ({self.lesson.variants[cp.variant].label}): {show(actual)}", ""
+            sentence, rule = f"after cycle {cp.cycle}: {show(actual)}", ""
         correct = None if prediction is None else matches(prediction, actual)
         return Reveal(actual, show(actual), sentence, rule, correct)
 
     def check(self, cp: Checkpoint, prediction: Any) -> bool:
         return matches(prediction, self.fact(cp))
+
+    def _first_sentence(self, cp: Checkpoint) -> str:
+        """Why allocate served one job before the other: the queue order it recorded as it picked each job
+        (its allocateJob records: the leaf's share, and the ancestors' shares as the session opened)."""
+        c = self.cycle(cp.variant, cp.cycle)
+        picked: dict[str, dict[str, Any]] = {}
+        for r in c.records:
+            if r.kind == "allocateJob" and r.subject in cp.fact["among"] and r.subject not in picked:
+                picked[r.subject] = dict(r.detail or {})
+        if not picked:
+            return "allocate served none of them"
+        order = sorted(picked, key=lambda uid: next(i for i, r in enumerate(c.records) if r.subject == uid))
+        parts = []
+        paths = {uid: str(d.get("path", "")).split("/") for uid, d in picked.items()}
+        for uid in order:
+            d, pg = picked[uid], c.before.podgroups.get(uid)
+            queue = pg.queue if pg else "?"
+            text = f"{uid} (queue {queue}, share {show(float(d.get('share', 0.0)))}"
+            if d.get("shareNote"):
+                text += f": {d['shareNote']}"
+            parts.append(text + ")")
+        sentence = "allocate takes the queue with the smallest share first: " + " went before ".join(parts)
+        if len(order) == 2 and all(len(p) > 1 for p in paths.values()):
+            a, b = (paths[u] for u in order)
+            depth = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+            if 0 < depth < min(len(a), len(b)) and depth < len(a) - 1:
+                ca, cb = a[depth], b[depth]
+                sa = picked[order[0]].get("ancestorShares", {}).get(ca)
+                sb = picked[order[1]].get("ancestorShares", {}).get(cb)
+                if sa is not None and sb is not None:
+                    sentence = (f"the two queues meet at {a[depth - 1]}, so allocate compares the queues just "
+                                f"below it: {ca} at share {show(float(sa))} against {cb} at {show(float(sb))} "
+                                f"(as the session opened); the smaller goes first, so {order[0]} went before "
+                                f"{order[1]}")
+        return sentence
 
     def _share_sentence(self, cp: Checkpoint) -> str:
         c = self.cycle(cp.variant, cp.cycle)
@@ -314,8 +383,75 @@ def share_sentence(queue: str, numbers: dict[str, Any], moment: str) -> str:
                 f"(allocated {describe(allocated)})")
     ratios = {k: (allocated.get(k, 0.0) / v if v else 0.0) for k, v in deserved.items()}
     dim = max(ratios, key=lambda k: ratios[k])
+    if abs(ratios[dim] - share) > SHARE_TOLERANCE:
+        return (f"{queue} share {show(share)} {moment}: this is still the value computed as the session opened, "
+                f"because within a cycle Volcano refreshes only a leaf queue's share; {queue}'s allocated has since "
+                f"grown to {describe(allocated)} against deserved {describe(deserved)} ({show(ratios[dim])} on {dim}), "
+                "which the next session will see")
     return (f"{queue} share {show(share)} {moment}: allocated {describe(allocated)} against deserved "
-            f"{describe(deserved)}; the dominant dimension is {dim}")
+            f"{describe(deserved)}; the largest ratio, allocated / deserved, is on {dim}")
+
+
+def _job_of(cluster: Cluster, pod_key: str) -> str:
+    pod = cluster.pods[pod_key]
+    return f"{pod.namespace}/{pod.group}"
+
+
+# ---- what a question states about its scenario ------------------------------------------------------------
+def _resource(r: Any, name: str) -> float | None:
+    if r is None:
+        return None
+    if name == "cpu":
+        return float(r.cpu)
+    if name == "memory":
+        return float(r.memory)
+    return float((r.scalars or {}).get(name, 0.0))
+
+
+def scenario_value(cluster: Cluster, obj: str, fld: str) -> Any:
+    """The value of `fld` of `obj` in the scenario, as a question states it (resources in internal units).
+
+    obj: `Pod/ns/name` (a resource name: its request; `priority`, `node`), `PodGroup/ns/name` (`minMember`,
+    `queue`, `pods`: how many pods it has, `running`: how many have a node), `Queue/name` (`deserved.<res>`,
+    `capability.<res>`, `guarantee.<res>`, `weight`, `parent`), `Node/name` (a resource: allocatable),
+    `Cluster` (a resource: every node's allocatable together; `nodes`), `Namespace/ns` (`weight`)."""
+    kind, _, name = obj.partition("/")
+    if kind == "Pod":
+        pod = cluster.pods[name]
+        return {"priority": pod.priority, "node": pod.node_name}.get(fld) if fld in ("priority", "node") \
+            else _resource(pod.resreq, fld)
+    if kind == "PodGroup":
+        pg = cluster.podgroups[name]
+        pods = [p for p in cluster.pods.values() if f"{p.namespace}/{p.group}" == name]
+        return {"minMember": pg.min_member, "queue": pg.queue, "pods": len(pods),
+                "running": sum(1 for p in pods if p.node_name),
+                "priority": cluster.priority_classes.get(pg.priority_class_name)}[fld]
+    if kind == "Namespace":
+        return cluster.namespace_weights.get(name, 1) if fld == "weight" else None
+    if kind == "Queue":
+        q = cluster.queues[name]
+        if fld in ("weight", "parent"):
+            return getattr(q, fld)
+        part, _, res = fld.partition(".")
+        return _resource(getattr(q, part), res)
+    if kind == "Node":
+        node = next(n for n in cluster.nodes if n.name == name)
+        return _resource(node.allocatable, fld)
+    if kind == "Cluster":
+        if fld == "nodes":
+            return len(cluster.nodes)
+        return sum(_resource(n.allocatable, fld) or 0.0 for n in cluster.nodes)
+    raise KeyError(obj)
+
+
+def stated_value(fld: str, value: Any) -> Any:
+    """A question's stated value in the units `scenario_value` gives (quantities parsed)."""
+    part, _, rest = fld.partition(".")
+    res = rest if part in ("deserved", "capability", "guarantee") else fld
+    if res in ("cpu", "memory") or "/" in res:
+        from capacity.resources import from_resource_list
+        return _resource(from_resource_list({res: str(value)}, obj="fact", field=fld), res)
+    return value
 
 
 def _split(c: Cycle, by: str) -> str:
@@ -332,6 +468,11 @@ def _split(c: Cycle, by: str) -> str:
 
 
 # ---- comparing predictions --------------------------------------------------------------------------------
+def label(choice: str) -> str:
+    """A choice as the student reads it: a rule in plain words, anything else as written."""
+    return RULE_WORDS.get(choice, choice)
+
+
 def show(value: Any) -> str:
     """A fact value as the lesson shows it: shares to three significant digits, lists comma-separated."""
     if isinstance(value, float):

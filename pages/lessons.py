@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.lessons import Lesson, lesson_ids, load_lesson
+from capacity.lessons import Lesson, label, lesson_ids, load_lesson
 from ui.lessons import progress_for, reset, run_for, state_tables
 from ui.state import get_workspace
 from ui.widgets import show_problem
@@ -22,8 +22,7 @@ def _lesson(lesson_id: str) -> Lesson:
 
 def _check(lesson_id: str, index: int, key: str) -> None:
     choice = st.session_state.get(key)
-    if choice is not None:
-        progress_for(st.session_state, lesson_id).predict(index, str(choice))
+    progress_for(st.session_state, lesson_id).predict(index, None if choice is None else str(choice))
 
 
 def _move(lesson_id: str, step: int, total: int) -> None:
@@ -37,6 +36,7 @@ def _open_in_workspace(lesson: Lesson, variant: str) -> None:
                     source=f"fixtures/lessons/{lesson.id}/{v.scenario}", input_key="lesson",
                     conf_text=lesson.conf_text(variant)):
         ws.options = v.options
+        ws.lifecycle = v.simulator  # step it the way the lesson does (pods run, PodEvicted policies apply)
         st.session_state["lesson_opened"] = f"{lesson.id}/{variant}"
 
 
@@ -59,38 +59,49 @@ total = len(lesson.checkpoints)
 
 with st.expander("About this lesson", expanded=progress.index == 0 and not progress.predictions):
     st.markdown(lesson.markdown)
-    variants = ", ".join(f"**{v.label}**" for v in lesson.variants.values())
-    st.caption(f"Variants: {variants}. {total} checkpoints.")
+    setups = ", ".join(f"**{v.label}**" for v in lesson.variants.values())
+    st.caption(f"{'Setups' if len(lesson.variants) > 1 else 'Setup'}: {setups}. {total} questions.")
 
 cp = lesson.checkpoints[progress.index]
 variant = lesson.variants[cp.variant]
 right, checked = progress.score(run)
 st.subheader(f"Checkpoint {progress.index + 1} of {total}")
-st.caption(f"Variant: {variant.label} · before cycle {cp.cycle} · score {right}/{checked}")
+st.caption(f"Setup: {variant.label} · before cycle {cp.cycle} · score {right}/{checked} (first answers count)")
 
+revealed = progress.revealed(cp.index)
 with st.expander(f"The state as cycle {cp.cycle} opens", expanded=False):
-    queues, pods = state_tables(run, cp)
+    queues, pods = state_tables(run, cp, revealed)
     if queues:
-        st.dataframe(queues, hide_index=True, key="lesson_queues")
-    st.dataframe(pods, hide_index=True, key="lesson_pods")
+        st.table(queues)  # a static table wraps long names and requests instead of cutting them
+    st.table(pods)
 
 st.markdown(f"**{cp.question}**")
 choice_key = f"lesson_choice_{lesson.id}_{cp.index}"
-st.radio("Your prediction", cp.choices, index=None, key=choice_key)
+if choice_key not in st.session_state and cp.index in progress.latest and progress.latest[cp.index] in cp.choices:
+    st.session_state[choice_key] = progress.latest[cp.index]  # back on a checked checkpoint: show what was checked
+chosen = st.radio("Your prediction", cp.choices, index=None, key=choice_key, format_func=label)
 st.button("Check my prediction", key="lesson_check", type="primary", on_click=_check,
           args=(lesson.id, cp.index, choice_key), icon=":material/task_alt:")
 
-if progress.revealed(cp.index):
-    reveal = run.reveal(cp, progress.predictions[cp.index])
+shown = progress.verdict_for(cp.index, chosen)
+if chosen is None and cp.index in progress.unchosen:
+    st.warning("Choose an answer first.", icon=":material/touch_app:")
+elif revealed and shown is None:
+    st.caption("Your choice changed since you checked: press **Check my prediction** to see the verdict for it.")
+if shown is not None:
+    reveal = run.reveal(cp, shown)
     if reveal.correct:
-        st.success(f"Right: the engine decided **{reveal.shown}**.", icon=":material/check_circle:")
+        st.success(f"Right: the engine decided **{label(reveal.shown)}**.", icon=":material/check_circle:")
     else:
-        st.error(f"You predicted **{progress.predictions[cp.index]}**; the engine decided **{reveal.shown}**.",
+        st.error(f"You predicted **{label(shown)}**; the engine decided **{label(reveal.shown)}**.",
                  icon=":material/cancel:")
-    rule = f" `{reveal.rule}`" if reveal.rule else ""
+    first = progress.predictions[cp.index]
+    if first != shown:
+        st.caption(f"Scored: your first answer, {label(first)}.")
+    rule = f" ({label(reveal.rule)})" if reveal.rule and reveal.rule != reveal.actual else ""
     st.info(f"**Why**{rule}: {reveal.sentence}", icon=":material/lightbulb:")
     if cp.seed:
-        st.caption(f"The seed's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
+        st.caption(f"The design note's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
     if cp.note:
         st.markdown(cp.note)
     exp = run.explanation(cp)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.charts import queue_rows
-from capacity.lessons import Checkpoint, Lesson, LessonRun
+from capacity.lessons import Checkpoint, Lesson, LessonRun, show
 from ui.views import pod_rows
 
 PROGRESS_KEY = "lesson_progress"
@@ -22,23 +22,39 @@ RUNS_KEY = "lesson_runs"
 
 @dataclass
 class Progress:
-    """The checkpoint shown, and the prediction made at each checkpoint checked so far."""
+    """The checkpoint shown, the first prediction checked at each checkpoint (the one the score counts) and the
+    latest one checked (the one whose verdict is on screen)."""
 
     lesson: str
     index: int = 0
     predictions: dict[int, str] = field(default_factory=dict)
+    latest: dict[int, str] = field(default_factory=dict)
+    #: checkpoints where "Check" was pressed with nothing chosen (the page asks to choose first)
+    unchosen: set[int] = field(default_factory=set)
 
     def revealed(self, index: int) -> bool:
         return index in self.predictions
 
-    def predict(self, index: int, prediction: str) -> None:
-        self.predictions[index] = prediction
+    def predict(self, index: int, prediction: str | None) -> None:
+        """Check a prediction: the first one at a checkpoint is scored; later ones only change what is shown."""
+        if prediction is None:
+            self.unchosen.add(index)
+            return
+        self.unchosen.discard(index)
+        self.predictions.setdefault(index, prediction)
+        self.latest[index] = prediction
+
+    def verdict_for(self, index: int, chosen: str | None) -> str | None:
+        """The checked prediction whose verdict may be shown next to the current choice: none if the choice
+        changed since it was checked (the old verdict would be about another answer)."""
+        shown = self.latest.get(index, self.predictions.get(index))
+        return shown if shown is not None and shown == chosen else None
 
     def move(self, step: int, total: int) -> None:
         self.index = min(max(self.index + step, 0), total - 1)
 
     def score(self, run: LessonRun) -> tuple[int, int]:
-        """(right, checked) over the checkpoints checked so far."""
+        """(right, checked) over the checkpoints checked so far, counting each checkpoint's first answer only."""
         cps = run.lesson.checkpoints
         right = sum(1 for i, p in self.predictions.items() if run.check(cps[i], p))
         return right, len(self.predictions)
@@ -62,7 +78,25 @@ def reset(state: MutableMapping[str, Any], lesson_id: str) -> None:
     state.setdefault(PROGRESS_KEY, {}).pop(lesson_id, None)
 
 
-def state_tables(run: LessonRun, cp: Checkpoint) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """What the user sees before predicting: the queues as the cycle opens, and every pod."""
+SHARE_COLUMN = "share (as the session opens)"
+HIDDEN = "? (asked)"
+
+
+def state_tables(run: LessonRun, cp: Checkpoint, revealed: bool = False) -> tuple[list[dict[str, Any]],
+                                                                                  list[dict[str, Any]]]:
+    """What the user sees before predicting: the queues as the cycle's session opens, and every pod.
+
+    The queue asked about by a share question has its share hidden until the prediction is checked (the
+    session-open share is the answer of "as it opens", and often of "as it closes" too)."""
     cycle = run.state_before(cp)
-    return queue_rows(cycle.opening), pod_rows(cycle.before)
+    asked = cp.fact.get("queue") if cp.fact["kind"] == "share" and not revealed else None
+    queues = []
+    for row in queue_rows(cycle.opening):
+        share = HIDDEN if row["queue"] == asked else show(row["share"])
+        out = {"queue": "  " * int(row.get("depth", 0)) + row["queue"], SHARE_COLUMN: share}
+        out.update({k: v for k, v in row.items() if k not in ("queue", "parent", "depth", "share")})
+        queues.append(out)
+    pods = [{k: v for k, v in row.items() if k != "status"} for row in pod_rows(cycle.before)]
+    for row in pods:
+        row["terminating"] = "yes" if row["terminating"] else ""
+    return queues, pods

@@ -16,7 +16,7 @@ loses the previous valid state.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +98,11 @@ class Workspace:
     findings_key: tuple[int, ...] = ()
     #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
     numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
+    #: step through capacity.sim (pods run, evictions trigger the jobs' PodEvicted policies) rather than plain
+    #: cycles: a lesson opened here runs exactly as it did in the lesson
+    lifecycle: bool = False
+    sim: Any = field(default=None, repr=False, compare=False)
+    sim_base: int = 0  # the workspace cycle the simulator started at (it counts its own cycles from 0)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -114,6 +119,7 @@ class Workspace:
         self.cluster = cluster
         self.history = []
         self.errors = {}
+        self.lifecycle, self.sim = False, None
         return True
 
     def load_fixture(self, name: str) -> bool:
@@ -143,6 +149,7 @@ class Workspace:
             self.notices.pop(input_key, None)
             return False
         self.cluster = edited.cluster
+        self.sim = None  # a simulator owns its cluster: the next step starts a fresh one on the edited cluster
         self.findings = edited.findings
         self.revision += 1
         self.findings_key = (self.revision, id(self.cluster), self.cycle)
@@ -175,6 +182,8 @@ class Workspace:
         before = self.cluster.copy_state()
         trace = Trace(enabled=True)
         trace.cycle = self.cycle + 1
+        if self.lifecycle:
+            return self._sim_step(before)
         try:
             result = run_cycle(self.cluster, trace, self.options)
         except (InputError, ResourceUnderflow) as err:
@@ -184,6 +193,29 @@ class Workspace:
             return None
         self.errors.pop("simulate", None)
         step = Step(trace.cycle, before, result, trace.records)
+        self.history.append(step)
+        return step
+
+    def _sim_step(self, before: Cluster) -> Step | None:
+        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons)."""
+        from capacity.sim import SimOptions, Simulator
+        if self.sim is None or self.sim.cluster is not self.cluster:
+            self.sim = Simulator(self.cluster, SimOptions(event_driven=False, session=self.options),
+                                 trace=Trace(enabled=True))
+            self.sim_base = self.cycle
+        start = len(self.sim.trace.records)
+        try:
+            rec = self.sim.step()
+        except (InputError, ResourceUnderflow) as err:
+            obj = err.obj if isinstance(err, InputError) else f"cycle {self.cycle + 1}"
+            self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
+            return None
+        if rec is None:
+            return None
+        self.errors.pop("simulate", None)
+        # The simulator keeps a cycle's queue numbers apart from its result; hand them back as a plain cycle has them.
+        queues = {k: v for k, v in getattr(self.sim, "_last_numbers", {}).items() if v}
+        step = Step(self.cycle + 1, before, replace(rec.result, queues=queues), self.sim.trace.records[start:])
         self.history.append(step)
         return step
 
@@ -201,6 +233,12 @@ class Workspace:
         """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped."""
         if not 0 <= cycle < self.cycle:
             return
+        if self.sim is not None and cycle >= self.sim_base:
+            self.sim.rewind(cycle - self.sim_base)  # back to the cycle with its jobs' controller state
+            self.cluster = self.sim.cluster
+            del self.history[cycle:]
+            return
+        self.sim = None
         self.cluster = self.history[cycle].before.copy_state()
         del self.history[cycle:]
 
