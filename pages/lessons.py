@@ -101,7 +101,7 @@ if shown is not None:
     rule = f" ({label(reveal.rule)})" if reveal.rule and reveal.rule != reveal.actual else ""
     st.info(f"**Why**{rule}: {reveal.sentence}", icon=":material/lightbulb:")
     if cp.seed:
-        st.caption(f"The design note's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
+        st.caption(f"The seed's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
     if cp.note:
         st.markdown(cp.note)
     exp = run.explanation(cp)
