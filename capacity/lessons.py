@@ -323,12 +323,23 @@ class LessonRun:
         elif cp.fact["kind"] == "share":
             sentence, rule = self._share_sentence(cp), "capacity.share"
         else:
-            sentence, rule = f"after cycle {cp.cycle}: {show(actual)}", ""
+            sentence, rule = self._plain_sentence(cp, actual), ""
         correct = None if prediction is None else matches(prediction, actual)
         return Reveal(actual, show(actual), sentence, rule, correct)
 
     def check(self, cp: Checkpoint, prediction: Any) -> bool:
         return matches(prediction, self.fact(cp))
+
+    def _plain_sentence(self, cp: Checkpoint, actual: Any) -> str:
+        """The fact itself in words, for facts no single pod's reason explains (the note says why)."""
+        f, n = cp.fact, cp.cycle
+        if f["kind"] == "split":
+            return f"the pods cycle {n} bound, counted per {f.get('by', 'namespace')}: {show(actual)}"
+        if f["kind"] == "phase":
+            return f"{f['job']}'s PodGroup phase after cycle {n}: {show(actual)}"
+        if f["kind"] == "evicted_count":
+            return f"cycle {n} evicted {show(actual)} pod(s)"
+        return f"cycle {n}: {show(actual)}"
 
     def _first_sentence(self, cp: Checkpoint) -> str:
         """Why allocate served one job before the other: the queue order it recorded as it picked each job
@@ -347,8 +358,8 @@ class LessonRun:
             d, pg = picked[uid], c.before.podgroups.get(uid)
             queue = pg.queue if pg else "?"
             text = f"{uid} (queue {queue}, share {show(float(d.get('share', 0.0)))}"
-            if d.get("shareNote"):
-                text += f": {d['shareNote']}"
+            if d.get("shareNote"):  # "1, because the queue has no deserved: ..."
+                text += "; " + str(d["shareNote"]).split(", ", 1)[-1]
             parts.append(text + ")")
         sentence = "allocate takes the queue with the smallest share first: " + " went before ".join(parts)
         if len(order) == 2 and all(len(p) > 1 for p in paths.values()):

@@ -115,7 +115,7 @@ c2.button("Next", key="lesson_next", on_click=_move, args=(lesson.id, 1, total),
           disabled=progress.index == total - 1, icon=":material/arrow_forward:")
 c3.button("Start over", key="lesson_reset", on_click=reset, args=(st.session_state, lesson.id),
           icon=":material/restart_alt:")
-c4.button("Open this variant in the workspace", key="lesson_open", on_click=_open_in_workspace,
+c4.button("Open this setup in the workspace", key="lesson_open", on_click=_open_in_workspace,
           args=(lesson, cp.variant), icon=":material/open_in_new:")
 show_problem(ws.errors.get("lesson"))
 if st.session_state.get("lesson_opened") == f"{lesson.id}/{cp.variant}":

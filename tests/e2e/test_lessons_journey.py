@@ -27,7 +27,7 @@ def test_lesson_predict_and_compare(app_page: Page, streamlit_url: str):
     expect(page.get_by_text("Right: the engine decided")).to_be_visible()
     expect(page.get_by_text("the largest ratio, allocated / deserved, is on cpu")).to_be_visible()
     wait_for_app_idle(page)
-    page.get_by_role("button", name="Open this variant in the workspace").click()
+    page.get_by_role("button", name="Open this setup in the workspace").click()
     expect(page.get_by_text("Loaded as the workspace scenario")).to_be_visible()
     wait_for_app_idle(page)
 
@@ -96,7 +96,7 @@ def test_a_whole_lesson_then_its_setup_in_the_workspace(app_page: Page, streamli
     expect(page.get_by_text("Lesson done: 3 of 5 predictions right.")).to_be_visible()
     expect(page.get_by_text("score 3/5 (first answers count)")).to_be_visible()
 
-    page.get_by_role("button", name="Open this variant in the workspace").click()
+    page.get_by_role("button", name="Open this setup in the workspace").click()
     expect(page.get_by_text("Loaded as the workspace scenario")).to_be_visible()
     wait_for_app_idle(page)
     open_page(page, "Simulate")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from capacity.lessons import LessonRun, load_lesson
+from capacity.lessons import LessonRun, lesson_ids, load_lesson
 from ui.lessons import PROGRESS_KEY, Progress, progress_for, reset, run_for, state_tables
 from ui.state import WORKSPACE_KEY
 
@@ -172,8 +172,7 @@ def test_open_a_variant_with_its_switch():
     assert ws.options.leaf_only_allocatable is True
 
 
-@pytest.mark.parametrize("lesson_id", ["02-guarantee-protection", "06-ancestor-reclaim-level",
-                                       "09-proportion-vs-capacity", "12-seed002-namespace-fairshare"])
+@pytest.mark.parametrize("lesson_id", lesson_ids())
 def test_every_kind_of_lesson_renders(lesson_id):
     at = _pick(_lessons(), lesson_id)
     lesson = load_lesson(lesson_id)
@@ -206,3 +205,20 @@ def test_progress_model():
     assert progress_for(state, lesson.id).predictions == {}
     queues, pods = state_tables(run, lesson.checkpoints[0])
     assert {r["queue"] for r in queues} == {"queue17", "queue18"} and len(pods) == 5
+
+
+def test_a_lifecycle_workspace_rewinds_with_its_jobs():
+    """Rewinding the tidal setup in the workspace and stepping again decides exactly what it did the first time."""
+    from ui.state import new_workspace
+    lesson = load_lesson("13-tidal-seed001")
+    ws = new_workspace()
+    assert ws.load_text(lesson.scenario_text("main"), name="tidal", source="tidal", input_key="lesson")
+    ws.lifecycle = True
+    first = [(s.result.binds, s.result.evicted) for s in ws.run(4)]
+    ws.rewind(1)
+    assert ws.cycle == 1 and ws.cluster.pods["ai/training-low-worker2-0"].deleting
+    ws.run(3)
+    assert [(s.result.binds, s.result.evicted) for s in ws.history] == first
+    assert first[3][0] == {"ai/training-urgent-worker-0": "gpu-node-1"}  # the restarted gang freed its GPUs
+    assert ws.load_text(lesson.scenario_text("main"), name="again", source="tidal", input_key="lesson")
+    assert ws.lifecycle is False and ws.sim is None  # another scenario steps plain cycles unless asked

@@ -78,7 +78,7 @@ def test_choices_are_words_a_student_was_taught(lesson, cp):
 
 @pytest.mark.parametrize(("lesson", "cp"), CHECKPOINTS, ids=IDS)
 def test_no_internal_references_in_what_a_student_reads(lesson, cp):
-    for text in (cp.question, cp.note, lesson.title, lesson.variants[cp.variant].label):
+    for text in (cp.question, cp.note, lesson.title, lesson.variants[cp.variant].label, lesson.markdown):
         assert not re.search(r"\b(spec \d|trap \d|issue|PR #|seed \d{3}|§|HEAD)\b", text), text
 
 
