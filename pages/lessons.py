@@ -108,7 +108,7 @@ if shown is not None:
     if exp is not None and exp.quirks:
         st.warning(" ".join(exp.quirks), icon=":material/warning:")
 
-c1, c2, c3, c4 = st.columns(4)
+c1, c2, c3, c4 = st.columns([1, 1, 1, 2])  # the last button's label is long: never cut it
 c1.button("Previous", key="lesson_prev", on_click=_move, args=(lesson.id, -1, total), disabled=progress.index == 0,
           icon=":material/arrow_back:")
 c2.button("Next", key="lesson_next", on_click=_move, args=(lesson.id, 1, total),

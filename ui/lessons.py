@@ -95,6 +95,12 @@ def state_tables(run: LessonRun, cp: Checkpoint, revealed: bool = False) -> tupl
         share = HIDDEN if row["queue"] == asked else show(row["share"])
         out = {"queue": "  " * int(row.get("depth", 0)) + row["queue"], SHARE_COLUMN: share}
         out.update({k: v for k, v in row.items() if k not in ("queue", "parent", "depth", "share")})
+        spec = cycle.before.queues.get(row["queue"])
+        if spec is not None:  # an unset limit is no limit, not "cpu 0": say so
+            if spec.capability is None and "capability" in out:
+                out["capability"] = "unset (no limit)"
+            if spec.guarantee is None and "guarantee" in out:
+                out["guarantee"] = "none"
         queues.append(out)
     pods = [{k: v for k, v in row.items() if k != "status"} for row in pod_rows(cycle.before)]
     for row in pods:
