@@ -98,7 +98,7 @@ def state_tables(run: LessonRun, cp: Checkpoint, revealed: bool = False) -> tupl
         spec = cycle.before.queues.get(row["queue"])
         if spec is not None:  # an unset limit is no limit, not "cpu 0": say so
             if spec.capability is None and "capability" in out:
-                out["capability"] = "unset (no limit)"
+                out["capability"] = "unset"  # realCapability shows what applies (the cluster, or a parent's)
             if spec.guarantee is None and "guarantee" in out:
                 out["guarantee"] = "none"
         queues.append(out)

@@ -59,7 +59,7 @@ def test_first_lesson_asks_before_revealing():
     queues = _queue_table(at)
     row = queues[queues["queue"] == "queue1"].iloc[0]
     assert row["share (as the session opens)"] == "? (asked)"  # the table does not show the answer above the question
-    assert row["capability"] == "unset (no limit)" and row["guarantee"] == "none"  # not "cpu 0", a limit of nothing
+    assert row["capability"] == "unset" and row["guarantee"] == "none"  # not "cpu 0", a limit of nothing
     _check(at, "0.5")
     queues = _queue_table(at)
     assert queues[queues["queue"] == "queue1"].iloc[0]["share (as the session opens)"] == "0.5"
