@@ -12,11 +12,14 @@ ConfigMap), `lesson.md` (a short text) and `checkpoints.yaml`:
       - variant: head               # default: the first variant
         cycle: 1                    # the question is asked before this cycle runs
         question: Which pod does cycle 1 bind?
+        facts:                      # what the question states, checked against the scenario by the tests
+          - {object: Pod/ns1/a, field: cpu, value: "2"}   # see scenario_value for objects and fields
         fact: {kind: binds}         # the engine fact the prediction is checked against
-        choices: [ns1/a, ns1/b]     # optional: multiple choice
+        choices: [ns1/a, ns1/b]     # multiple choice; a rule id shows as its RULE_WORDS
         answer: ns1/a               # the expected answer; the tests check that it equals the engine's
         explain: ns1/a              # the pod whose explain_pod sentence is shown as the reason
-        note: ...                   # optional context (the spec rule, the seed's own value)
+        note: >-                    # a block scalar: an unquoted " #" would cut the text (a YAML comment)
+          In plain words, citing nothing a student does not have (no spec section, trap or issue number).
         seed: ...                   # optional: the value the seed's table gives, when it differs
 
 Nothing here decides anything: every fact is read from `run_cycle`'s result, the decision records,
@@ -72,7 +75,7 @@ RULE_WORDS: dict[str, str] = {
     "gang.gangSurplus": "its job keeps at least minAvailable running without it",
     "gang.minAvailable": "its job cannot reach minAvailable",
     "priority.lowerPriority": "it has a lower priority than the preemptor",
-    "proportion.deserved": "its queue would go over the deserved proportion computed",
+    "proportion.deserved": "its queue would go over the deserved proportion computed for it",
     "capacity-card.inferenceReclaimsTraining": "inference may take GPUs from training",
     "capacity-card.reclaimerCardQuota": "the inference queue stays within its card quota",
     "capacity-card.allocateCardQuota": "the queue stays within its card quota",
