@@ -196,6 +196,8 @@ class Cycle:
     opening: dict[str, dict[str, Any]]
     result: CycleResult
     records: list[Record]
+    #: what the controllers did around the cycle (simulated variants only): "Job ns/j: PodEvicted (...) -> RestartJob"
+    controller: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -268,7 +270,7 @@ class LessonRun:
             if rec is None:
                 raise InputError(f"lesson {self.lesson.id}", f"variants.{variant}", "the simulation ended before "
                                  f"cycle {number}")
-            done.append(Cycle(rec.cycle, before, opening, rec.result, trace.records[start:]))
+            done.append(Cycle(rec.cycle, before, opening, rec.result, trace.records[start:], list(rec.controller)))
         return done[number - 1]
 
     def state_before(self, cp: Checkpoint) -> Cycle:
@@ -339,7 +341,10 @@ class LessonRun:
         if f["kind"] == "split":
             return f"the pods cycle {n} bound, counted per {f.get('by', 'namespace')}: {show(actual)}"
         if f["kind"] == "phase":
-            return f"{f['job']}'s PodGroup phase after cycle {n}: {show(actual)}"
+            said = [line for k in range(1, n + 1) for line in self.cycle(cp.variant, k).controller
+                    if line.startswith(f"Job {f['job']}:")]
+            how = f"; the job controller: {'; '.join(said)}" if said else ""
+            return f"{f['job']}'s PodGroup phase after cycle {n}: {show(actual)}{how}"
         if f["kind"] == "evicted_count":
             return f"cycle {n} evicted {show(actual)} pod(s)"
         return f"cycle {n}: {show(actual)}"

@@ -121,3 +121,11 @@ def test_the_why_explains_the_decision_asked(lesson, cp):
         assert cp.note, "a fact without a pod's reason explains itself in the note"
     if reveal.rule:
         assert not RULE_ID.match(label(reveal.rule)), f"no plain words for {reveal.rule}"
+
+
+def test_the_restart_is_explained_by_the_job_controller():
+    """The phase question's reason is what the job controller did (RestartJob), not just the phase."""
+    lesson = next(x for x in LESSONS if x.id == "13-tidal-seed001")
+    cp = next(c for c in lesson.checkpoints if c.fact["kind"] == "phase")
+    why = RUNS[lesson.id].reveal(cp, cp.answer).sentence
+    assert "PodEvicted (ai/training-low-worker2-0) -> RestartJob" in why and "created ai/training-low-worker1-0" in why
