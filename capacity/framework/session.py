@@ -82,6 +82,7 @@ class CycleResult:
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     nominated: dict[str, str] = field(default_factory=dict)
     records: list[Any] = field(default_factory=list)  # this cycle's decision records (capacity.trace.Record)
+    notes: list[str] = field(default_factory=list)  # the session's notes (plugins' warnings about this cycle)
 
 
 class PluginBound:
@@ -612,6 +613,8 @@ class Session:
         for name, fn in self.flat("jobValid"):
             ok, reason = fn(job)
             if not ok:
+                if self.trace.enabled:
+                    self.trace.because(name, "jobValid", reason)
                 self.trace.vote("jobValid", job.uid, name, False)
                 return False, reason
         return True, ""
@@ -1023,6 +1026,7 @@ class Session:
     # ---- close ---------------------------------------------------------------------------
     def close(self) -> CycleResult:
         res = self.result
+        res.notes = self.notes
         closing = self.closing_jobs = self._closing_jobs()
         for job in closing:  # (what gang's close writes, from nothing)
             job.conditions = {}

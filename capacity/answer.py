@@ -1,0 +1,140 @@
+"""One answer model for "why?": a pod's, a job's or a queue's fate, said in plain words with its numbers.
+
+The CLI (`explain`, text and JSON) and the dashboard render this one model. Every sentence comes from
+the trace records the deciding code wrote (`Trace.because/vote/event`); nothing is re-decided here.
+An answer gives the chain of checks in the order Volcano ran them and marks the first that stopped the
+object (`Check.outcome == "stopped"`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from capacity.cluster import Cluster
+from capacity.trace import Record
+
+
+@dataclass
+class Figure:
+    """One number behind a sentence."""
+
+    name: str  # "queue1 realCapability memory"
+    shown: str  # as printed, in the user's units: "4Gi"
+    value: float | None = None  # machine value (bytes, millicores, counts) for tests and programs
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "shown": self.shown, "value": self.value}
+
+
+@dataclass
+class Check:
+    """One step in the order Volcano ran it."""
+
+    action: str  # enqueue | allocate | backfill | reclaim | preempt | session
+    name: str  # plain words, e.g. "capacity: job fits queue1's realCapability"
+    outcome: str  # "passed" | "stopped" | "not reached" | "info"
+    text: str  # one plain sentence with its numbers
+    plugin: str = ""
+    figures: list[Figure] = field(default_factory=list)
+    cycle: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"action": self.action, "name": self.name, "outcome": self.outcome, "text": self.text,
+                "plugin": self.plugin, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures]}
+
+
+@dataclass
+class Answer:
+    """The answer to "why?" for one pod, job or queue."""
+
+    subject: str  # "Pod/ns/p" | "PodGroup/ns/j" | "Queue/q"
+    kind: str  # "pod" | "job" | "queue"
+    outcome: str  # bound | pipelined | pending | evicted | running | admitted | not admitted | ...
+    sentence: str  # ONE plain sentence, numbers included
+    rule: str  # plugin.rule id, for programs and tests
+    cycle: int = 0
+    figures: list[Figure] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)  # the chain; the stopper is the first "stopped"
+    next: str = ""  # what happens next
+    per_cycle: list[tuple[int, str]] = field(default_factory=list)  # one line per cycle, when more than one
+    notes: list[str] = field(default_factory=list)  # session notes that concern it
+    parts: list[Answer] = field(default_factory=list)  # a job's pods, a queue's jobs
+    quirks: list[str] = field(default_factory=list)  # Volcano behaviour a user would not expect
+    final: str = ""  # the state after the last cycle, when more than one ran
+    facts: list[tuple[str, str]] = field(default_factory=list)  # a queue's figure lines: ("deserved", "cpu 2, ...")
+    reasons: list[tuple[int, str, str]] = field(default_factory=list)  # (count, rule, example) most common first
+    children: list[Answer] = field(default_factory=list)  # a parent queue's child queues (summaries)
+
+    @property
+    def stopper(self) -> Check | None:
+        """The first check that stopped the object, if any."""
+        return next((c for c in self.checks if c.outcome == "stopped"), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"subject": self.subject, "kind": self.kind, "outcome": self.outcome, "sentence": self.sentence,
+                "rule": self.rule, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures],
+                "checks": [c.as_dict() for c in self.checks], "next": self.next,
+                "perCycle": [{"cycle": c, "text": t} for c, t in self.per_cycle], "notes": list(self.notes),
+                "quirks": list(self.quirks), "final": self.final,
+                "facts": [{"name": k, "text": t} for k, t in self.facts],
+                "reasons": [{"count": n, "rule": r, "example": e} for n, r, e in self.reasons],
+                "children": [c.as_dict() for c in self.children], "parts": [p.as_dict() for p in self.parts]}
+
+
+@dataclass
+class ExplainRun:
+    """One traced run: the cluster before and after, the records, per-cycle queue figures and notes."""
+
+    before: Cluster
+    after: Cluster
+    records: list[Record]
+    cycles: int
+    queues: list[dict[str, dict[str, Any]]] = field(default_factory=list)  # per cycle: CycleResult.queues
+    notes: list[list[str]] = field(default_factory=list)  # per cycle: the session's notes
+    results: list[Any] = field(default_factory=list)  # per cycle: CycleResult
+
+    def cycle_records(self, cycle: int) -> list[Record]:
+        return [r for r in self.records if r.cycle == cycle]
+
+    def all_notes(self) -> list[str]:
+        """Every session note once, in the order first written."""
+        seen: list[str] = []
+        for cycle in self.notes:
+            seen.extend(n for n in cycle if n not in seen)
+        return seen
+
+
+def explain_run(cluster: Cluster, cycles: int = 1, options: Any = None) -> ExplainRun:
+    """Run `cycles` traced cycles on a copy of `cluster` (the caller's cluster is left as it was)."""
+    from capacity.scheduler import simulate
+    from capacity.trace import Trace
+    before = copy.deepcopy(cluster)
+    after = copy.deepcopy(cluster)
+    trace = Trace(enabled=True)
+    result = simulate(after, cycles, trace, options)
+    return ExplainRun(before, after, trace.records, cycles, [c.queues for c in result.cycles],
+                      [list(getattr(c, "notes", []) or []) for c in result.cycles], list(result.cycles))
+
+
+def answer_pod(run: ExplainRun, key: str) -> Answer:
+    from capacity.answer_build import build_pod
+    return build_pod(run, key)
+
+
+def answer_job(run: ExplainRun, uid: str) -> Answer:
+    """A PodGroup's answer: works with or without pods (enqueue's verdict when it has none)."""
+    from capacity.answer_job import build_job
+    return build_job(run, uid)
+
+
+def answer_queue(run: ExplainRun, name: str, verbose: bool = False) -> Answer:
+    """A queue's answer: its figures, its jobs counted by outcome, the top reasons (children if not a leaf)."""
+    from capacity.answer_queue import build_queue
+    return build_queue(run, name, verbose)
+
+
+def render_text(a: Answer, verbose: bool = False) -> str:
+    from capacity.answer_render import render
+    return render(a, verbose)
