@@ -1,8 +1,9 @@
 """`explain` on every acceptance scenario (issue 27): it runs, and the numbers it states are the cycle's.
 
 For each scenario of tests/acceptance/volcano, `python -m capacity explain CLUSTER --format json` (in-process)
-is asked about every queue, every PodGroup and up to `PODS_PER_CASE` pods (all of them in today's corpus
-but a few; the cap keeps the whole file near 30 s on a shared machine). Every answer must parse, and:
+is asked about every queue, every PodGroup and every pod (today's cases have at most 6 pods; `PODS_PER_CASE`
+keeps the file under a minute should a larger case arrive: about 20 s on a shared machine). Every answer
+must parse, and:
 
 * every figure named `<queue> deserved|realCapability|capability|guarantee <dimension>` anywhere in an
   answer carries the value the cycle used, recomputed here from `simulate`'s per-queue figures (these are
