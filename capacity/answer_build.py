@@ -9,6 +9,7 @@ that never looked at the pod say why ("not reached": a Pending job, a queue over
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from capacity.answer import Answer, Check, ExplainRun
 from capacity.answer_checks import event_check, node_list, pods_list, reason_text, vote_check
@@ -37,9 +38,7 @@ def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
         if st.state == "terminating":
             st = PodState("gone", st.node, st.evicted_in)
             continue
-        for r in run.cycle_records(c):
-            if r.subject != key:
-                continue
+        for r in run.about(c, key):
             if r.kind == "bind":
                 st = PodState("running", str(r.verdict))
             elif r.kind == "evict":
@@ -48,9 +47,14 @@ def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
 
 
 def job_phase_at_open(run: ExplainRun, uid: str, cycle: int) -> str:
+    """The PodGroup's phase as `cycle` opened: the phase each earlier cycle wrote as it closed (its `phase`
+    records), else the phase in the cluster before the run."""
     phase = run.before.podgroups[uid].phase or "Pending"
-    for c in range(1, cycle):
-        phase = run.results[c - 1].podgroup_phases.get(uid, phase) if c - 1 < len(run.results) else phase
+    for r in run.records:
+        if r.cycle >= cycle:
+            break
+        if r.kind == "phase" and r.subject == uid:
+            phase = str(r.verdict)
     return phase or "Pending"
 
 
@@ -101,7 +105,7 @@ def _outside_session(run: ExplainRun, key: str) -> Answer | None:
     if not why:
         return None
     check = Check("session", "the pod belongs to a job of a known queue", "stopped", why)
-    return Answer(subject, "pod", "not scheduled", why, rule, 1, checks=[check])
+    return Answer(subject, "pod", "not-scheduled", why, rule, 1, checks=[check])
 
 
 def _mentions(r: Record, key: str) -> bool:
@@ -134,10 +138,16 @@ class Chain:
             uid = f"{pod.namespace}/{pod.group}"
         self.uid = uid
         self.queue = run.before.podgroups[self.uid].queue
-        self.records = run.cycle_records(cycle)
+        self.records = run.about(cycle, *(x for x in (key, uid, self.queue) if x))
         self.checks: list[Check] = []
         self.rules: dict[int, str] = {}  # id(check) -> plugin.rule
-        self.preemptor = ""  # whose victims the reclaim / preempt records in flight are about
+        self.styles = getattr(run.before, "unit_styles", None) or None
+
+    def _vc(self, r: Record, outcome: str, name: str = "") -> Check:
+        return vote_check(r, outcome, name, self.styles)
+
+    def _say(self, reason: Any) -> str:
+        return reason_text(reason, self.styles)
 
     def add(self, check: Check, rule: str = "") -> None:
         last = self.checks[-1] if self.checks else None
@@ -151,14 +161,12 @@ class Chain:
     def build(self) -> list[Check]:
         prev_overused: list[Record] = []
         for i, r in enumerate(self.records):
-            if r.kind.endswith(("Vote", "Result")):
-                self.preemptor = r.subject
             if r.kind == "overused" and r.subject == self.queue:
                 prev_overused.append(r)
                 continue
             if r.kind == "queueOverused" and r.subject == self.queue and r.action in ("allocate", "reclaim"):
                 reasons = [x for v in prev_overused for x in v.reasons]
-                text = "; ".join(reason_text(x) for x in reasons) or f"queue {self.queue} is overused"
+                text = "; ".join(self._say(x) for x in reasons) or f"queue {self.queue} is overused"
                 self.add(Check(r.action, f"queue {self.queue} is not overused", "stopped",
                                f"queue {self.queue} is overused, so {r.action} skips its jobs: {text}",
                                reasons[0].plugin if reasons else ""), _rule(_best(reasons), "proportion.overused"))
@@ -166,7 +174,7 @@ class Chain:
                 continue
             if r.subject == self.uid:
                 self._job_record(r)
-            elif self.key and r.subject == self.key:
+            if self.key and r.subject == self.key:  # (a pod may bear its PodGroup's name: both apply)
                 self._pod_record(r, i)
         return self.checks
 
@@ -176,7 +184,7 @@ class Chain:
         if k == "jobEnqueueable":
             outcome = {"Reject": "stopped", "Permit": "passed"}.get(r.verdict, "info")
             rs = list(r.reasons)
-            self.add(vote_check(r, outcome, f"{r.plugin}: may the job leave Pending?"), _rule(_best(rs), ""))
+            self.add(self._vc(r, outcome, f"{r.plugin}: may the job leave Pending?"), _rule(_best(rs), ""))
         elif k.endswith("TierShortCircuit"):
             self.add(event_check(r, "info", str(r.detail.get("quirk") or "a Permit ended the vote early")))
         elif k == "enqueue":
@@ -189,7 +197,7 @@ class Chain:
                 self.add(event_check(r, "info" if voted else "stopped", f"enqueue did not admit job {self.uid}: "
                                      "its PodGroup stays Pending", "enqueue verdict"), "enqueue.rejected")
         elif k == "jobValid":
-            self.add(vote_check(r, "stopped", f"{r.plugin}: the job is valid"), _rule(_best(list(r.reasons)),
+            self.add(self._vc(r, "stopped", f"{r.plugin}: the job is valid"), _rule(_best(list(r.reasons)),
                                                                                       "gang.jobValid"))
         elif k in ("skipJob", "preemptSkipJob"):
             if not (self.checks and self.checks[-1].name.endswith("the job is valid")
@@ -198,24 +206,29 @@ class Chain:
                 self.add(event_check(r, "stopped", f"job {self.uid} is not valid: {why}",
                                      "the job is valid"), "gang.jobValid")
         elif k == "jobStarving":
-            tried = any(c.action == r.action and c.name not in ("the job is valid",) for c in self.checks
-                        if c.action in ROOM_ACTIONS)
-            text = "; ".join(reason_text(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
-            if tried:
+            mine = any(c.action == r.action for c in self.checks if c.action in ROOM_ACTIONS)
+            tried = self._job_tried(r)
+            text = "; ".join(self._say(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
+            if mine or (tried and not self.key):
                 self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "info",
                                f"{text}, so {r.action} stops trying for it", r.plugin, [], r.cycle))
+            elif tried:
+                self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "stopped",
+                               f"{text} (after the attempts for its other pods), so {r.action} stopped trying for "
+                               "this job before reaching this pod", r.plugin, [], r.cycle), f"{r.plugin}.notStarving")
             else:
                 self.add(Check(r.action, f"{r.plugin}: is the job starving?", "stopped",
                                f"{text}, and only a starving job gets room made for it", r.plugin, [], r.cycle),
                          f"{r.plugin}.notStarving")
         elif k == "gangDiscard":
             d = r.detail
-            self.add(event_check(r, "stopped", f"job {self.uid} could not place minAvailable "
+            own = any(c.action == r.action and c.outcome == "stopped" for c in self.checks)
+            self.add(event_check(r, "info" if own else "stopped", f"job {self.uid} could not place minAvailable "
                                  f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
                                  "rolled back its placements", "gang: minAvailable placed together"),
                      "gang.minAvailable")
         elif k == "jobPipelined" and r.verdict == "Reject" and r.reasons:
-            self.add(vote_check(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
+            self.add(self._vc(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
         elif k == "preemptCommit":
             self.add(event_check(r, "passed", f"preempt kept its {r.detail.get('operations')} operations for "
                                  f"job {self.uid} (the job is pipelined)"))
@@ -223,13 +236,19 @@ class Chain:
             self.add(event_check(r, "stopped", f"preempt undid its {r.detail.get('operations')} operations: "
                                  f"{r.detail.get('why')}"), "preempt.rollback")
 
+    def _job_tried(self, starving: Record) -> bool:
+        """Whether the action had already tried a pod of the job when it found the job no longer starving."""
+        at = self.run.position(starving)
+        return any(r.action == starving.action and r.kind not in ("evict", "tentativeEvict")
+                   and self.run.position(r) < at for r in self.run.of_job_pods(self.cycle, self.uid))
+
     # -- records about the pod
     def _pod_record(self, r: Record, i: int) -> None:
         k, a = r.kind, r.action
         if k == "allocatable":
             ok = r.verdict is True
             outcome = "passed" if ok else ("stopped" if a in ("allocate", "backfill") else "info")
-            self.add(vote_check(r, outcome, f"{r.plugin}: the queue has room for the pod"),
+            self.add(self._vc(r, outcome, f"{r.plugin}: the queue has room for the pod"),
                      _rule(_best(list(r.reasons)), f"{r.plugin}.allocatable"))
         elif k == "noFit":
             self.add(event_check(r, "stopped", f"no node fits it: {r.verdict}", "a node fits the pod"),
@@ -257,12 +276,15 @@ class Chain:
             self.add(event_check(r, "info", f"its tentative {r.verdict} was rolled back"))
         elif k == "bind":
             self.add(event_check(r, "passed", f"bound to {r.verdict}"))
+        elif k == "queueChange":
+            self.add(Check(a, "the queues before and after", "info",
+                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "", [], r.cycle))
         elif k == "preemptionPolicyNever":
             self.add(event_check(r, "stopped", "its preemptionPolicy is Never, so it takes nothing from others"),
                      f"{a}.preemptionPolicyNever")
         elif k == "preemptive":
             ok = r.verdict is True
-            self.add(vote_check(r, "passed" if ok else "stopped", f"{r.plugin}: may its queue take resources back?"),
+            self.add(self._vc(r, "passed" if ok else "stopped", f"{r.plugin}: may its queue take resources back?"),
                      _rule(_best(list(r.reasons)), f"{a}.notPreemptive"))
         elif k.endswith("Vote"):
             self._vote(r)
@@ -275,7 +297,11 @@ class Chain:
             else:
                 text = (f"the victims allowed on {r.verdict} ({pods_list(r.detail.get('victims') or [])}) would "
                         "not free enough for it")
-            self.add(event_check(r, "stopped", text, "the victims free enough room"), "reclaim.victimsInsufficient")
+            last = self.checks[-1] if self.checks else None
+            said = "nodes" not in r.detail and not r.detail.get("victims") and last is not None \
+                and last.action == r.action and last.outcome == "stopped" and last.name == "the victims"
+            self.add(event_check(r, "info" if said else "stopped", text, "the victims free enough room"),
+                     "reclaim.victimsInsufficient")
         elif k in ("preemptFailed", "preemptNotEligible", "preemptNoNodes", "preemptNoCandidates",
                    "preemptNoVictims", "preemptNodeRejected", "preemptRollback"):
             why = r.detail.get("why") or ""
@@ -283,8 +309,9 @@ class Chain:
                 why = "it found no node where evicting allowed victims makes room" if \
                     r.detail.get("phase") == "betweenJobs" else "no placement"
             if k == "preemptRollback":
-                why = (f"evicting victims on {r.verdict} still did not let it fit (queue limit, node or "
-                       "predicates), so the evictions were rolled back")
+                gone = pods_list(list(r.detail.get("evictions") or [])) or "victims"
+                why = f"evicting {gone} on {r.verdict} still did not let it fit" + (
+                    f": {r.detail['why']}" if r.detail.get("why") else " (queue limit, node or predicates)")
             if k == "preemptNoCandidates":
                 why = ("no node becomes feasible by evicting allowed victims (topology-aware preemption needs at "
                        "least one victim per candidate node)")
@@ -293,7 +320,16 @@ class Chain:
             phase = r.detail.get("phase")
             where = {"betweenJobs": " from other jobs of its queue", "withinJob": " from its own job"}.get(phase, "")
             from capacity.glossary import words
-            self.add(event_check(r, "stopped", f"{words(k)}{where}: {why}"), f"preempt.{k}")
+            rule = {"preemptRollback": "preempt.rollback", "preemptNoCandidates": "preempt.noCandidates"}.get(
+                k, f"preempt.{k}")
+            # (preemptFailed closes an attempt whose own stopper was already said: then it only sums up)
+            summed = False
+            for c in reversed(self.checks if k == "preemptFailed" else []):
+                if c.action != a or c.name.startswith(words("preemptFailed")):
+                    break
+                summed = summed or c.outcome == "stopped"
+            text = why if k == "preemptNoCandidates" else f"{words(k)}{where}: {why}"
+            self.add(event_check(r, "info" if summed else "stopped", text), rule)
 
     def _vote(self, r: Record) -> None:
         tier = int(r.detail.get("tier", 0)) + 1
@@ -302,7 +338,7 @@ class Chain:
         by_rule: dict[str, list] = {}
         for x in kept:
             by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
-        why = "; ".join(f"{len(xs)} kept, e.g. {reason_text(xs[0])}" if len(xs) > 1 else reason_text(xs[0])
+        why = "; ".join(f"{len(xs)} kept, e.g. {self._say(xs[0])}" if len(xs) > 1 else self._say(xs[0])
                         for xs in by_rule.values())
         offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
@@ -311,14 +347,37 @@ class Chain:
     def _result(self, r: Record) -> None:
         tier = int(r.detail.get("tier", -1))
         if tier < 0:
-            self.add(Check(r.action, "the victims", "stopped", "no tier of plugins offered a victim", "", [],
-                           r.cycle), f"{r.action}.noVictims")
+            empty: list[str] = []
+            kept: list = []
+            for v in self.records:
+                if v is r:
+                    break
+                if v.subject != r.subject:
+                    continue
+                if v.kind == r.kind:
+                    empty, kept = [], []
+                elif v.kind == r.kind.replace("Result", "Vote") and not v.verdict:
+                    empty.append(v.plugin)
+                    kept.extend(v.reasons)
+            best = _best(kept)
+            who = (f": {', '.join(dict.fromkeys(empty))} offered none, which ends a tier" if empty else "") + (
+                f" ({self._say(best)})" if best is not None else "")
+            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "", [],
+                           r.cycle), _rule(best, f"{r.action}.noVictims"))
             return
         later = _later_tiers(r)
         text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
         if later:
             text += f"; {later}"
         self.add(Check(r.action, "the victims", "passed", text, "", [], r.cycle))
+
+
+def not_reached_actions(checks: list[Check]) -> str:
+    """'allocate, reclaim and preempt': the actions that did not reach the subject (backfill left out: it
+    places only pods that request nothing, which a user rarely asks about)."""
+    acts = [c.action for c in checks if c.outcome == "not reached" and c.action != "backfill"]
+    acts = list(dict.fromkeys(acts))
+    return ", ".join(acts[:-1]) + f" and {acts[-1]}" if len(acts) > 1 else "".join(acts)
 
 
 def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
@@ -333,6 +392,11 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
     job_pending = (phase_open in ("Pending", "") and (enq is None or "did not admit" in enq.text))
     out: list[Check] = []
     for a in actions:
+        if a == "allocate" and job_pending and "enqueue" not in actions:
+            # Without an enqueue action, allocate moves a Pending job to Inqueue itself (allocate.go) and goes on.
+            job_pending = False
+            out.append(Check(a, "the job is past Pending", "passed", f"job {chain.uid} was Pending; with no enqueue "
+                             "action configured, allocate moves it to Inqueue itself", "", [], chain.cycle))
         if a in have:
             out.extend(c for c in chain.checks if c.action == a)
             continue
@@ -362,16 +426,30 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
             out.append(Check(a, "pods of its queue to preempt", "info",
                              "preempt recorded no attempt for it", "", [], chain.cycle))
     rest = [c for c in chain.checks if c.action not in actions]
-    chain.checks = out + rest
+    chain.checks = _starving_said(out + rest, chain)
+
+
+def _starving_said(checks: list[Check], chain: Chain) -> list[Check]:
+    """Where reclaim or preempt tried the pod, the starving check it passed (only a False answer is recorded:
+    a job reclaim or preempt takes up was starving by every deciding jobStarving plugin)."""
+    out: list[Check] = []
+    seen: set[str] = set()
+    for c in checks:
+        if c.action in ROOM_ACTIONS and c.action not in seen:
+            seen.add(c.action)
+            if "starving" not in c.name and "the job is valid" not in c.name and c.outcome != "not reached" \
+                    and c.name != "pods of other queues to take back":
+                out.append(Check(c.action, "is the job starving?", "passed",
+                                 f"job {chain.uid} is starving (it still needs pods placed), so {c.action} tries to "
+                                 "make room for it", "", [], chain.cycle))
+        out.append(c)
+    return out
 
 
 def _sibling_no_fit(chain: Chain) -> Record | None:
-    pods = chain.run.before.pods
-    for r in chain.records:
-        if r.kind == "noFit" and r.action == "allocate" and r.subject != chain.key and r.subject in pods:
-            p = pods[r.subject]
-            if f"{p.namespace}/{p.group}" == chain.uid:
-                return r
+    for r in chain.run.of_job_pods(chain.cycle, chain.uid):
+        if r.kind == "noFit" and r.action == "allocate" and r.subject != chain.key:
+            return r
     return None
 
 
@@ -383,15 +461,20 @@ def _later_tiers(result: Record) -> str:
 
 # ---- a running pod as a candidate victim ------------------------------------------------------------------
 
-def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str]:
+def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str, str]:
     """Each attempt that weighed the pod as a victim: the deciding tier's votes on it, and the outcome.
 
-    Returns the checks, the evict record (if evicted) and the plugin.rule that decided its fate.
+    Returns the checks, the evict record (if evicted), the plugin.rule that decided its fate and, if the
+    last attempt kept it, the reason said for that.
     """
-    recs = run.cycle_records(cycle)
+    named = run.mentioning(cycle, key)
+    results = [r for r in run.about(cycle, *{r.subject for r in named}) if r.kind.endswith("Result")]
+    recs = sorted({id(r): r for r in named + results}.values(), key=run.position)
+    styles = getattr(run.before, "unit_styles", None) or None
     checks: list[Check] = []
     rule = ""
-    evict = next((r for r in recs if r.kind == "evict" and r.subject == key), None)
+    kept_text = ""
+    evict = next((r for r in run.about(cycle, key) if r.kind == "evict"), None)
     votes: dict[str, list[Record]] = {}
     for r in recs:
         if r.kind.endswith("Vote") and isinstance(r.verdict, list):
@@ -404,15 +487,22 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
             continue
         tier = int(r.detail.get("tier", -1))
         decided = [v for v in mine if int(v.detail.get("tier", 0)) == tier] if tier >= 0 else mine
+        kept: list = []
+        kept_by = ""
         for v in decided:
             said = [x for x in v.reasons if x.values.get("task") == key]
             chosen = key in v.verdict
-            text = "; ".join(reason_text(x) for x in said) or (
+            text = "; ".join(reason_text(x, styles) for x in said) or (
                 f"{v.plugin} offers it as a victim" if chosen else f"{v.plugin} does not offer it")
             checks.append(Check(r.action, f"tier {int(v.detail.get('tier', 0)) + 1}, {v.plugin}: may it go for "
                                 f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin, [], cycle))
-            if not chosen and not rule:
-                rule = _rule(said[0] if said else None, f"{v.plugin}.kept")
+            if not chosen:
+                kept.extend(said or [])
+                kept_by = kept_by or v.plugin
+        if kept or kept_by:  # kept by the deciding tier: the most telling plugin's reason says why
+            best = _best(kept)
+            rule = _rule(best, f"{kept_by}.kept")
+            kept_text = reason_text(best, styles) if best is not None else f"{kept_by} does not offer it"
         if tier >= 0:
             verdict = "a victim" if key in r.verdict else "not a victim"
             later = _later_tiers(r)
@@ -424,7 +514,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
         else:
             checks.append(Check(r.action, "the deciding tier", "info", f"no tier offered any victim for "
                                 f"{r.subject}", "", [], cycle))
-    return checks, evict, rule
+    return checks, evict, rule, kept_text
 
 
 # ---- answers ---------------------------------------------------------------------------------------------
@@ -441,10 +531,9 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                 + "; it holds its resources until it is gone")
         return Answer(subject, "pod", "terminating", text, "evicted.terminating", cycle)
     if st.state == "running":
-        checks, evict, rule = _victim_checks(run, cycle, key)
+        checks, evict, rule, kept_text = _victim_checks(run, cycle, key)
         if evict is not None:
-            tentative = next((r for r in run.cycle_records(cycle) if r.kind == "tentativeEvict" and r.subject == key),
-                             None)
+            tentative = next((r for r in run.about(cycle, key) if r.kind == "tentativeEvict"), None)
             preemptor = _preemptor_of(run, cycle, key)
             deciding = [c for c in checks if c.outcome == "passed" and c.action == evict.action]
             why = _best_check(deciding)
@@ -452,12 +541,15 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                 f" to make room for {preemptor}" if preemptor else "") + (f": {why.text}" if why else "")
             if tentative is not None:
                 checks.append(event_check(tentative, "info", f"marked for eviction on {tentative.detail.get('node')}"))
+            change = next((r for r in run.about(cycle, key) if r.kind == "queueChange" and r.reasons), None)
+            if change is not None:  # the queues' allocated and share before -> after (the numbers' own record)
+                checks.append(Check(change.action, "the queues before and after", "info",
+                                    "; ".join(x.text for x in change.reasons), "", [], cycle))
             checks.append(event_check(evict, "passed", f"evicted from {evict.detail.get('node') or st.node}"))
             return Answer(subject, "pod", "evicted", text, rule or f"{evict.action}.evicted", cycle, checks=checks,
                           next="it terminates; its resources are free once it is gone (the next cycle at the earliest)")
-        stop = next((c for c in reversed(checks) if c.outcome == "stopped"), None)
-        if stop is not None:
-            text = f"{key} keeps running on {st.node}: {stop.text}"
+        if kept_text:
+            text = f"{key} keeps running on {st.node}: {kept_text}"
             decided = next((c for c in reversed(checks) if c.name == "the deciding tier"), None)
             if decided is not None and "not consulted" in decided.text:
                 text += f"; {decided.text.split('; ', 1)[-1]}"
@@ -467,6 +559,15 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             text = f"{key} runs on {st.node}; no decision of this cycle touched it"
         return Answer(subject, "pod", "running", text, rule or "none", cycle, checks=checks)
     return _pending_pod_cycle(run, cycle, key)
+
+
+def _evicted_for(run: ExplainRun, key: str, pipe: Record) -> list[str]:
+    """The victims evicted for the pod's placement: the tentative evictions since its last victim choice."""
+    mine = [r for r in run.about(pipe.cycle, key) if r.kind.endswith("Result") and r.action == pipe.action
+            and run.position(r) < run.position(pipe)]
+    start = run.position(mine[-1]) if mine else 0
+    between = run.cycle_records(pipe.cycle)[start:run.position(pipe)]
+    return [r.subject for r in between if r.kind == "tentativeEvict" and r.action == pipe.action]
 
 
 def _best_check(checks: list[Check]) -> Check | None:
@@ -479,7 +580,8 @@ def _best_check(checks: list[Check]) -> Check | None:
 
 def _preemptor_of(run: ExplainRun, cycle: int, key: str) -> str:
     last = ""
-    for r in run.cycle_records(cycle):
+    named = run.mentioning(cycle, key) + run.about(cycle, key)
+    for r in sorted(named, key=run.position):
         if r.kind.endswith("Result") and isinstance(r.verdict, list) and key in r.verdict:
             last = r.subject
         if r.kind == "tentativeEvict" and r.subject == key:
@@ -503,6 +605,13 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                                              for r in recs[recs.index(allocs[-1]):]) else None
     phase = job_phase_at_open(run, chain.uid, cycle)
     add_not_reached(chain, phase, bind is None and pipe is None and alloc is None)
+    done = bind or pipe
+    if done is not None:  # once placed, the later actions had nothing to do for it: their checks are left out
+        at = next((i for i, c in enumerate(chain.checks) if c.action == done.action and c.text.startswith(
+            ("bound to", "pipelined onto"))), None)
+        if at is not None:
+            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action
+                                                    and c.name == "the queues before and after"]
     checks = chain.checks
     if bind is not None:
         allow = [c for c in checks if c.action == bind.action and c.outcome == "passed" and c.plugin]
@@ -516,12 +625,17 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
         return Answer(subject, "pod", "bound", text, rule or f"{bind.action}.nodeFit", cycle, checks=checks)
     if pipe is not None:
         if pipe.action in ROOM_ACTIONS:
-            evicted = [r.subject for r in recs[:recs.index(pipe)] if r.kind == "tentativeEvict"
-                       and r.action == pipe.action]
+            evicted = _evicted_for(run, key, pipe)
             freed = f" after evicting {pods_list(evicted)}" if pipe.detail.get("evictionOccurred") and evicted else \
                 " (the node's future idle resources already fit it)"
             text = f"pipelined onto {pipe.verdict} by {pipe.action}{freed}"
-            return Answer(subject, "pod", "pipelined", text, f"{pipe.action}.pipelined", cycle, checks=checks,
+            pre = next((c for c in checks if c.action == pipe.action and c.outcome == "passed"
+                        and c.name.endswith("may its queue take resources back?")), None)
+            rule = f"{pipe.action}.pipelined"
+            if pre is not None:
+                text += f": {pre.text}"
+                rule = chain.rules.get(id(pre), rule)
+            return Answer(subject, "pod", "pipelined", text, rule, cycle, checks=checks,
                           next=f"it waits for the victims to terminate; allocate binds it in a later cycle "
                                f"(cycle {cycle + 1} at the earliest) if it still fits then")
         text = (f"pipelined onto {pipe.verdict} by allocate: the node's idle resources do not fit it yet, only its "
@@ -540,8 +654,9 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
     first = first_stopped(checks)
     if first is None:
         if "allocate" not in chain.run.before.conf.actions:
-            text = (f"pending: the scheduler configuration runs no allocate action "
-                    f"({', '.join(chain.run.before.conf.actions) or 'none'}), so nothing places it")
+            admitted = next((c for c in checks if c.name == "enqueue verdict" and c.outcome == "passed"), None)
+            text = ("pending: " + (f"{admitted.text}, but " if admitted else "") + "the scheduler configuration runs "
+                    f"no allocate action ({', '.join(chain.run.before.conf.actions) or 'none'}), so nothing places it")
             return Answer(subject, "pod", "pending", text, "conf.noAllocate", chain.cycle, checks=checks)
         text = "pending: no action placed or stopped it in this cycle"
         return Answer(subject, "pod", "pending", text, "session.notConsidered", chain.cycle, checks=checks)
@@ -550,18 +665,24 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
         rule = chain.rules.get(id(vote), "") or rule
         text = f"pending: enqueue did not admit job {chain.uid}: {vote.text}"
-        if any(c.outcome == "not reached" for c in checks):
-            text += "; allocate, reclaim and preempt only consider jobs that are Inqueue or Running, so none tried it"
+        skipped = not_reached_actions(checks)
+        if skipped:
+            text += f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so none tried it"
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
                       next="waits in Pending: enqueue tries the job again every cycle")
-    parts = [f"pending because {first.text}" if first.action != "allocate" or "no node" not in first.text
-             else f"pending: {first.text}"]
+    verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in _PLACING}
+    parts = [f"pending because {first.text}" if first.action not in ROOM_ACTIONS else
+             f"pending: {first.action} {verbs[first.action]}: {first.text}"]
     said: dict[str, list[str]] = {}
-    for a in ROOM_ACTIONS:
-        stop = first_stopped(checks, a)
-        if stop is not None and stop is not first:
-            said.setdefault(stop.text, []).append(a)
-    parts += [f"{' and '.join(acts)} did not make room: {text}" for text, acts in said.items()]
+    for a in [a for a in chain.run.before.conf.actions if a in _PLACING]:
+        stops = [c for c in checks if c.action == a and c.outcome == "stopped"]
+        for stop in {id(x): x for x in stops[:1] + stops[-1:]}.values():
+            if stop is not first and stop.text != first.text:
+                said.setdefault(stop.text, []).append(a)
+    for text, acts in said.items():
+        acts = list(dict.fromkeys(acts))
+        parts.append(f"{' and '.join(acts)} {verbs[acts[0]]}: {text}" if acts[0] != first.action else
+                     f"then {text}")
     return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
                   next="waits: each cycle runs the same checks again")
 
@@ -579,11 +700,28 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
     if main.outcome in ("gone", "terminating"):
         main = next((a for a in per if a.outcome not in ("gone", "terminating")), main)
     pod = run.before.pods[key]
+    uid = f"{pod.namespace}/{pod.group}"
+    main.quirks = list(dict.fromkeys([*main.quirks, *(x.quirk for r in run.about(main.cycle, key, uid)
+                                                      for x in r.reasons if x.quirk)]))
     main.notes = notes_for(run, queue_path(run, run.before.podgroups[f"{pod.namespace}/{pod.group}"].queue))
     if run.cycles > 1:
-        main.per_cycle = [(a.cycle, f"{a.outcome}: {a.sentence}") for a in per]
+        main.per_cycle = cycle_lines([(a.cycle, a.outcome, a.sentence) for a in per])
         main.final = final_state(run, key)
     return main
+
+
+def cycle_lines(per: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
+    """One line per cycle: the outcome and its sentence, or, when a cycle said the same as the one before,
+    only that it did."""
+    out: list[tuple[int, str]] = []
+    last = ("", "")
+    for cycle, outcome, sentence in per:
+        if (outcome, sentence) == last:
+            out.append((cycle, f"{outcome} again, for the same reason"))
+        else:
+            out.append((cycle, sentence if sentence.startswith(outcome) else f"{outcome}: {sentence}"))
+        last = (outcome, sentence)
+    return out
 
 
 def final_state(run: ExplainRun, key: str) -> str:
@@ -596,3 +734,7 @@ def final_state(run: ExplainRun, key: str) -> str:
         return f"after cycle {run.cycles}: {key} runs on {pod.node_name}"
     nominated = f" (nominated to {pod.nominated_node})" if pod.nominated_node else ""
     return f"after cycle {run.cycles}: {key} is pending{nominated}"
+
+
+def consider_verb(actions: str) -> str:
+    return "consider" if " and " in actions else "considers"

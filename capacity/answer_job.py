@@ -9,8 +9,11 @@ from capacity.answer_build import (
     Chain,
     add_not_reached,
     build_pod,
+    consider_verb,
+    cycle_lines,
     first_stopped,
     job_phase_at_open,
+    not_reached_actions,
     notes_for,
     queue_path,
 )
@@ -25,20 +28,26 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     chain = Chain(run, cycle, "", uid)
     chain.build()
     phase = job_phase_at_open(run, uid, cycle)
-    add_not_reached(chain, phase, True)
+    add_not_reached(chain, phase, False)
     checks = [c for c in chain.checks if c.outcome != "info" or c.action == "enqueue"]
     after = run.results[cycle - 1].podgroup_phases.get(uid, phase) if cycle - 1 < len(run.results) else phase
     stop = first_stopped(checks)
     if stop is not None and stop.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
-        text = (f"job {uid} stays Pending: enqueue did not admit it: {vote.text}; allocate, reclaim and preempt only "
-                "consider jobs that are Inqueue or Running, so nothing was placed or evicted for it")
+        skipped = not_reached_actions(checks)
+        text = f"job {uid} stays Pending: enqueue did not admit it: {vote.text}" + (
+            f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so nothing else was "
+            "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
             "waits in Pending: enqueue tries the job again every cycle"
+    no_enqueue = "enqueue" not in run.before.conf.actions
     if phase in ("Pending", "") and after not in ("Pending", ""):
+        if no_enqueue:
+            return "admitted", (f"job {uid} left Pending: with no enqueue action configured, allocate moved it "
+                                f"(Pending -> {after})"), "allocate.admitted", checks, ""
         return "admitted", f"job {uid} was admitted by enqueue: Pending -> {after}", "enqueue.admitted", checks, ""
-    if phase in ("Pending", "") and "enqueue" not in run.before.conf.actions:
-        text = f"job {uid} stays Pending: the scheduler configuration runs no enqueue action"
+    if phase in ("Pending", "") and no_enqueue and "allocate" not in run.before.conf.actions:
+        text = f"job {uid} stays Pending: the scheduler configuration runs neither enqueue nor allocate"
         return "not admitted", text, "conf.noEnqueue", checks, ""
     return after.lower() or "pending", f"job {uid} is {after}", "none", checks, ""
 
@@ -64,17 +73,18 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     figures = [Figure("minAvailable", str(pg.min_member), float(pg.min_member))]
     if pg.min_resources is not None:
         for dim, v in _dims(pg.min_resources).items():
-            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v), v))
+            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v, run.before.unit_styles), v))
     if parts:
         counts = Counter(p.outcome for p in parts)
         summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
         if outcome != "not admitted":
             stuck = next((p for p in parts if p.outcome == "pending"), None)
-            text = f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} pods: {summary}"
-            if stuck is not None:
+            text = (f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} "
+                    f"pod{'' if len(parts) == 1 else 's'}: {summary}")
+            if stuck is not None:  # the first pending pod's chain (it holds the job's own checks too)
                 text += f"; {stuck.subject[4:]} {stuck.sentence}"
                 rule = stuck.rule
-                checks = checks + [c for c in stuck.checks if c.action != "enqueue"]
+                checks = stuck.checks
             elif rule == "none":
                 rule = parts[0].rule
         else:
@@ -85,7 +95,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     a = Answer(subject, "job", outcome, text, rule, decisive + 1, figures=figures, checks=checks, next=nxt,
                parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
     if run.cycles > 1:
-        a.per_cycle = [(i + 1, f"{p[0]}: {p[1]}") for i, p in enumerate(per)]
+        a.per_cycle = cycle_lines([(i + 1, p[0], p[1]) for i, p in enumerate(per)])
         after = run.after.podgroups.get(uid)
         a.final = f"after cycle {run.cycles}: PodGroup {uid} is {after.phase if after else 'gone'}"
     return a
