@@ -810,7 +810,9 @@ class CapacityPlugin(Plugin):
                 continue
             parent = ssn.queues[name].parent or ROOT
             if parent not in self.attrs:
-                return self._stall(f"queue {name} names parent {parent!r}, which does not exist",
+                return self._stall(f"queue {name} names parent {parent!r}, which does not exist"
+                                   + (" (Volcano's scheduler creates the root queue at start-up; add a root Queue to "
+                                      "the dump)" if parent == ROOT else ""),
                                    f"Queue/{name}", "spec.parent")
             self.attrs[parent].children[name] = self.attrs[name]
         for attr in self.attrs.values():
@@ -1068,14 +1070,26 @@ class CapacityPlugin(Plugin):
             real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
             real.min_dimension_resource(c.capability, INFINITY)
             c.real_capability = real
+        # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
+        # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does "
-                                  "(Volcano only logs this)")
+            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
+                                  f"adds up to {self._sum_text(sum_d)}, its own is "
+                                  f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does "
-                                  "(Volcano only logs this)")
+            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
+                                  f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
+                                  f"{self._sum_text(parent.guarantee)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
         for name in sorted(parent.children):
             self._check_hierarchical(parent.children[name])
+
+    def _sum_text(self, r: Resource) -> str:
+        """'cpu 4, memory 4Gi' in the input's units, for a session note."""
+        from capacity.quantity import format_resources
+        return format_resources({n: v for n, v in to_dict(r).items() if n != "pods"},
+                                getattr(self.ssn.cluster, "unit_styles", None))
 
     def _stall(self, why: str, obj: str, fld: str) -> None:
         self.ready = False
@@ -1347,14 +1361,12 @@ class CapacityPlugin(Plugin):
         future = attr.allocated.clone().add(total_req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
         traced = self.trace.enabled
-        st = self.styles
-        terms = [("", attr.allocated), ("+", total_req)]
         if not ok:
             if traced:
                 self.trace.because(self.name, "reclaimerRealCapability",
                                    f"queue {queue.name} would exceed its realCapability on {', '.join(failed)}: "
                                    f"allocated + request > realCapability: "
-                                   f"{sums(terms, attr.real_capability, failed, '>', st)}",
+                                   f"{self._added(attr.allocated, total_req, attr.real_capability, failed, '>')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
                                    request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
@@ -1364,7 +1376,7 @@ class CapacityPlugin(Plugin):
             if traced:
                 self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
                                    f"on {', '.join(dims)}: allocated + request <= deserved: "
-                                   f"{sums(terms, attr.deserved, dims, '<=', st)}",
+                                   f"{self._added(attr.allocated, total_req, attr.deserved, dims, '<=')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=dims, allocated=_fmt(attr.allocated, dims),
                                    request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims))
@@ -1381,18 +1393,21 @@ class CapacityPlugin(Plugin):
                         self.trace.because(self.name, "ancestorUnderDeserved",
                                            f"ancestor {anc.name} (depth {d}) stays within its deserved on "
                                            f"{', '.join(dims)}: allocated + request <= deserved: "
-                                           + sums([("", anc.allocated), ("+", total_req)], anc.deserved, dims,
-                                                  "<=", st),
+                                           + self._added(anc.allocated, total_req, anc.deserved, dims, "<="),
                                            queue=anc.name, depth=d, dimensions=dims)
                     return True
         if traced:
             asked = requested(total_req)
             self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
                                f"every requested dimension: allocated + request > deserved: "
-                               f"{sums(terms, attr.deserved, asked, '>', st)}", queue=queue.name,
+                               f"{self._added(attr.allocated, total_req, attr.deserved, asked, '>')}", queue=queue.name,
                                allocated=_fmt(future, ["cpu", "memory"]),
                                deserved=_fmt(attr.deserved, ["cpu", "memory"]))
         return False
+
+    def _added(self, allocated: Resource, req: Resource, limit: Resource, names: list[str], op: str) -> str:
+        """"cpu 3 + 1 <= 4, ...": allocated + request against a limit, for a reason's sentence."""
+        return sums([("", allocated), ("+", req)], limit, names, op, self.styles)
 
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
         ssn = self.ssn
