@@ -198,3 +198,34 @@ def test_the_checks_above_have_numbers_to_check(documents: dict) -> None:
                     arithmetic += bool(check is not None and m and m["field"] == "request")
                 stated += sum(len(_stated_numbers(c.get("text", ""))) for c in answer.get("checks") or [])
     assert fixed >= 200 and stated >= 50 and arithmetic >= 20, (fixed, stated, arithmetic)
+
+
+TERMS = re.compile(r"(?<![\w./-])(cpu|memory|pods|[a-z0-9-]+(?:\.[a-z0-9-]+)+/[a-z0-9.-]+) (\S+) \+ (\S+) (?:>|<=|≤) "
+                   r"([^\s,;)]+)")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_allocated_plus_request_terms_are_the_figures(case: str, documents: dict) -> None:
+    """`allocated + request > limit: cpu A + R > L`: A, R and L are the check's allocated, request and limit
+    figures as shown (allocated is not allocated + request under another name)."""
+    wrong = []
+    for flag, name, code, out, _ in documents[case]:
+        if code != 0:
+            continue
+        for answer in _answers(json.loads(out)):
+            for check in answer.get("checks") or []:
+                text = check.get("text", "")
+                if "allocated + request" not in text:
+                    continue
+                shown: dict[tuple[str, str], str] = {}
+                for f in check.get("figures") or []:
+                    m = FIGURE.match(str(f.get("name", "")))
+                    if m:
+                        shown[(m["field"], m["dim"])] = str(f.get("shown"))
+                for dim, a, r, limit in TERMS.findall(text.split("allocated + request", 1)[1]):
+                    lim = next((shown[(x, dim)] for x in FIXED if (x, dim) in shown), None)
+                    got = (shown.get(("allocated", dim)), shown.get(("request", dim)), lim)
+                    if got != (a, r, limit):
+                        wrong.append(f"{flag} {name}: '{dim} {a} + {r} ... {limit}' but figures allocated, request, "
+                                     f"limit = {got}: {text}")
+    assert not wrong, "\n".join(wrong[:20])
