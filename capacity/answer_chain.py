@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from capacity.answer import Check, ExplainRun
-from capacity.answer_checks import event_check, node_list, pods_list, reason_text, vote_check
+from capacity.answer_checks import (
+    change_figures,
+    event_check,
+    figures_of,
+    node_list,
+    pods_list,
+    reason_text,
+    reasons_figures,
+    round_figures,
+    vote_check,
+)
 from capacity.trace import Record
 
 ROOM_ACTIONS = ("reclaim", "preempt")
@@ -79,7 +89,7 @@ class Chain:
                 text = "; ".join(self._say(x) for x in reasons) or f"queue {self.queue} is overused"
                 self.add(Check(r.action, f"queue {self.queue} is not overused", "stopped",
                                f"queue {self.queue} is overused, so {r.action} skips its jobs: {text}",
-                               reasons[0].plugin if reasons else ""),
+                               reasons[0].plugin if reasons else "", reasons_figures(reasons, self.styles)),
                          rule_of(best_reason(reasons), "proportion.overused"))
                 prev_overused = []
                 continue
@@ -191,7 +201,8 @@ class Chain:
             self.add(event_check(r, "passed", f"bound to {r.verdict}"))
         elif k == "queueChange":
             self.add(Check(a, "the queues before and after", "info",
-                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "", [], r.cycle))
+                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "",
+                           change_figures([r], self.styles), r.cycle))
         elif k == "preemptionPolicyNever":
             self.add(event_check(r, "stopped", "its preemptionPolicy is Never, so it takes nothing from others"),
                      f"{a}.preemptionPolicyNever")
@@ -256,7 +267,8 @@ class Chain:
         offer = f"offers {pods_list(victims)} as victims" if victims else \
             "offers no victim, which ends this tier undecided (the next tier, if any, is asked)"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
-                       offer + (f" ({why})" if why else ""), r.plugin, [], r.cycle))
+                       offer + (f" ({why})" if why else ""), r.plugin,
+                       reasons_figures([xs[0] for xs in by_rule.values()], self.styles), r.cycle))
 
     def _result(self, r: Record) -> None:
         tier = int(r.detail.get("tier", -1))
@@ -276,8 +288,8 @@ class Chain:
             best = best_reason(kept)
             who = (f": {', '.join(dict.fromkeys(empty))} offered none, which ends a tier" if empty else "") + (
                 f" ({self._say(best)})" if best is not None else "")
-            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "", [],
-                           r.cycle), rule_of(best, f"{r.action}.noVictims"))
+            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "",
+                           reasons_figures([best], self.styles), r.cycle), rule_of(best, f"{r.action}.noVictims"))
             return
         later = later_tiers(r)
         text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
@@ -307,13 +319,14 @@ def derivation_checks(run: ExplainRun, cycle: int, stop: Check) -> list[Check]:
     out: list[Check] = []
     figures = next((r for r in run.about(cycle, queue) if r.kind == "queueFigures" and r.reasons), None)
     if figures is not None:
+        styles = getattr(run.before, "unit_styles", None) or None
         out.append(Check("session", f"how queue {queue}'s {limit} was worked out", "info",
-                         figures.reasons[0].text, figures.plugin, [], cycle))
+                         figures.reasons[0].text, figures.plugin, figures_of(figures.reasons[0], styles), cycle))
     if limit == "deserved" and stop.plugin == "proportion":
         for r in run.cycle_records(cycle):
             if r.kind == "proportionRound" and r.reasons:
                 out.append(Check("session", f"proportion's {r.subject}", "info", r.reasons[0].text, "proportion",
-                                 [], cycle))
+                                 round_figures(r, getattr(run.before, "unit_styles", None) or None), cycle))
             elif r.action not in ("open", ""):
                 break
     return out

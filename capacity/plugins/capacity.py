@@ -29,6 +29,7 @@ from capacity.plugins.figures import (
     summary,
     sums,
     tasks_text,
+    totals,
     value_of,
 )
 from capacity.resources import (
@@ -1277,7 +1278,8 @@ class CapacityPlugin(Plugin):
                                                self.styles),
                         queue=a.name, level=a.path(), dimensions=failed,
                         allocated=_fmt(a.allocated, failed), request=_fmt(req, failed),
-                        realCapability=_fmt(a.real_capability, failed))
+                        realCapability=_fmt(a.real_capability, failed),
+                        **totals([("", a.allocated), ("+", req)], a.real_capability, failed))
                 return False
         if self.trace.enabled:
             # The same path for every task of the queue: one reason, given again for each.
@@ -1323,7 +1325,9 @@ class CapacityPlugin(Plugin):
                             a.real_capability, failed, ">", self.styles),
                         queue=a.name, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
-                        elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
+                        elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed),
+                        **totals([("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
+                                 a.real_capability, failed))
                 return REJECT
         if traced:
             key = ("enqueue", attr.name)
@@ -1373,7 +1377,8 @@ class CapacityPlugin(Plugin):
                                    f"{self._added(attr.allocated, total_req, attr.real_capability, failed, '>')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
-                                   request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
+                                   request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed),
+                                   **totals([("", attr.allocated), ("+", total_req)], attr.real_capability, failed))
             return False
         ok, dims = future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, total_req)
         if ok:
@@ -1383,7 +1388,8 @@ class CapacityPlugin(Plugin):
                                    f"{self._added(attr.allocated, total_req, attr.deserved, dims, '<=')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=dims, allocated=_fmt(attr.allocated, dims),
-                                   request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims))
+                                   request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims),
+                                   **totals([("", attr.allocated), ("+", total_req)], attr.deserved, dims, "<="))
             return True
         if self.hierarchy and self.ancestor_level > 0:
             for d in range(1, self.ancestor_level + 1):
@@ -1398,15 +1404,20 @@ class CapacityPlugin(Plugin):
                                            f"ancestor {anc.name} (depth {d}) stays within its deserved on "
                                            f"{', '.join(dims)}: allocated + request <= deserved: "
                                            + self._added(anc.allocated, total_req, anc.deserved, dims, "<="),
-                                           queue=anc.name, depth=d, dimensions=dims)
+                                           queue=anc.name, depth=d, dimensions=dims,
+                                           allocated=_fmt(anc.allocated, dims), request=_fmt(total_req, dims),
+                                           deserved=_fmt(anc.deserved, dims),
+                                           **totals([("", anc.allocated), ("+", total_req)], anc.deserved, dims,
+                                                    "<="))
                     return True
         if traced:
             asked = requested(total_req)
             self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
                                f"every requested dimension: allocated + request > deserved: "
                                f"{self._added(attr.allocated, total_req, attr.deserved, asked, '>')}", queue=queue.name,
-                               allocated=_fmt(future, ["cpu", "memory"]),
-                               deserved=_fmt(attr.deserved, ["cpu", "memory"]))
+                               dimensions=asked, allocated=_fmt(attr.allocated, asked), request=_fmt(total_req, asked),
+                               deserved=_fmt(attr.deserved, asked),
+                               **totals([("", attr.allocated), ("+", total_req)], attr.deserved, asked))
         return False
 
     def _added(self, allocated: Resource, req: Resource, limit: Resource, names: list[str], op: str) -> str:

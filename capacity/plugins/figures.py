@@ -59,15 +59,37 @@ def amounts(r: Resource, names: Iterable[str], styles: Mapping[str, str] | None)
 
 def sums(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str], op: str,
          styles: Mapping[str, str] | None) -> str:
-    """"cpu 3 + 2 > 4, memory ..." per dimension: `terms` are (sign, resource), the first sign ignored."""
+    """"cpu 3 + 2 = 5 > 4 (1 over), memory ..." per dimension: `terms` are (sign, resource), the first sign
+    ignored; the total, and for ">" by how much it is over, are the `totals` a reason files beside it."""
     out = []
+    names = list(names)
+    got = totals(terms, limit, names, op)
     for n in names:
         parts = []
         for i, (sign, r) in enumerate(terms):
             text = amount(n, value_of(r, n), styles)
             parts.append(text if i == 0 else f"{sign} {text}")
-        out.append(f"{n} {' '.join(parts)} {op} {amount(n, value_of(limit, n), styles)}")
+        text = f"{n} {' '.join(parts)} = {amount(n, got['total'][n], styles)} {op} {amount(n, value_of(limit, n), styles)}"
+        if n in got["over"]:
+            text += f" ({amount(n, got['over'][n], styles)} over)"
+        out.append(text)
     return ", ".join(out)
+
+
+def totals(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str],
+           op: str = ">") -> dict[str, dict[str, float]]:
+    """The sum of `terms` per dimension ("total") and, where it is above `limit`, by how much ("over"): the
+    figures behind a `sums` sentence, for the reason's values (traced only)."""
+    total: dict[str, float] = {}
+    over: dict[str, float] = {}
+    for n in names:
+        t = 0.0
+        for sign, r in terms:
+            t = t - value_of(r, n) if sign == "-" else t + value_of(r, n)
+        total[n] = t
+        if op == ">" and t > value_of(limit, n):
+            over[n] = t - value_of(limit, n)
+    return {"total": total, "over": over}
 
 
 def tasks_text(tasks: list[Any], styles: Mapping[str, str] | None) -> str:

@@ -32,6 +32,7 @@ from capacity.plugins.figures import (
     summary,
     sums,
     tasks_text,
+    totals,
     value_of,
 )
 from capacity.resources import (
@@ -294,13 +295,15 @@ class ProportionPlugin(Plugin):
                        else "it requests no cpu, memory or other resource deserved limits")
                 self.trace.because(self.name, rule, f"{subject} fits queue {queue.name}'s deserved: {how}",
                                    queue=queue.name, dimensions=asked, allocated=_dims(attr.allocated, asked),
-                                   request=_dims(req, asked), deserved=_dims(attr.deserved, asked))
+                                   request=_dims(req, asked), deserved=_dims(attr.deserved, asked),
+                                   **totals(terms, attr.deserved, asked, "<="))
             else:
                 self.trace.because(
                     self.name, rule, f"queue {queue.name} would exceed its deserved on {', '.join(failed)}: "
                     f"allocated + request > deserved: {sums(terms, attr.deserved, failed, '>', st)}",
                     queue=queue.name, dimensions=failed, allocated=_dims(attr.allocated, failed),
-                    request=_dims(req, failed), deserved=_dims(attr.deserved, failed))
+                    request=_dims(req, failed), deserved=_dims(attr.deserved, failed),
+                    **totals(terms, attr.deserved, failed))
         return ok
 
     def allocatable(self, queue: QueueSpec, task: Task) -> bool:
@@ -386,7 +389,11 @@ class ProportionPlugin(Plugin):
                 self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - "
                                    f"elastic fits queue {queue.name}'s realCapability" + (
                                        f": {sums(terms, attr.real_capability, asked, '<=', self.styles)}"
-                                       if asked else ""), queue=queue.name)
+                                       if asked else ""), queue=queue.name, dimensions=asked,
+                                   minResources=_dims(min_req, asked), allocated=_dims(attr.allocated, asked),
+                                   inqueue=_dims(attr.inqueue, asked), elastic=_dims(attr.elastic, asked),
+                                   realCapability=_dims(attr.real_capability, asked),
+                                   **totals(terms, attr.real_capability, asked, "<="))
             return PERMIT
         if self.trace.enabled:
             self.trace.because(
@@ -396,7 +403,8 @@ class ProportionPlugin(Plugin):
                 f"{sums(terms, attr.real_capability, failed, '>', self.styles)}", queue=queue.name,
                 dimensions=failed, minResources=_dims(min_req, failed), allocated=_dims(attr.allocated, failed),
                 inqueue=_dims(attr.inqueue, failed), elastic=_dims(attr.elastic, failed),
-                realCapability=_dims(attr.real_capability, failed))
+                realCapability=_dims(attr.real_capability, failed),
+                **totals(terms, attr.real_capability, failed))
         return REJECT
 
     def job_enqueued(self, job: Job) -> None:

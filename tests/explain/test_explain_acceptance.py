@@ -200,7 +200,8 @@ def test_the_checks_above_have_numbers_to_check(documents: dict) -> None:
     assert fixed >= 200 and stated >= 50 and arithmetic >= 20, (fixed, stated, arithmetic)
 
 
-TERMS = re.compile(r"(?<![\w./-])(cpu|memory|pods|[a-z0-9-]+(?:\.[a-z0-9-]+)+/[a-z0-9.-]+) (\S+) \+ (\S+) (?:>|<=|≤) "
+# (the sum may be written out before the comparison: "cpu 4 + 1 = 5 > 2 (3 over)")
+TERMS = re.compile(r"(?<![\w./-])(cpu|memory|pods|[a-z0-9-]+(?:\.[a-z0-9-]+)+/[a-z0-9.-]+) (\S+) \+ (\S+)(?: = \S+)? (?:>|<=|≤) "
                    r"([^\s,;)]+)")
 
 
