@@ -22,6 +22,7 @@ from capacity.plugins.figures import (
     amounts,
     capability_text,
     deserved_how,
+    figure_values,
     figures,
     names_of,
     requested,
@@ -688,7 +689,8 @@ class CapacityPlugin(Plugin):
                 extra["path"] = attr.path()
             share_how = share_text(attr, True, st)
             self.trace.because(self.name, "queueFigures",
-                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name)
+                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name,
+                               **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap, capabilityHow=cap_how,
                              realCapabilityHow=real_how, deservedHow=des_how, shareHow=share_how, **extra,
                              **figures(attr, st))
@@ -1519,7 +1521,7 @@ class CapacityPlugin(Plugin):
                 trace.because(self.name, "immediateVictim" if immediate else "overDeserved", f"{t.key} may go: {why}",
                               task=t.key, queue=attr.name, dimensions=[] if immediate else dims,
                               allocated=_fmt(allocated, [] if immediate else dims),
-                              deserved=_fmt(attr.deserved, [] if immediate else dims),
+                              deserved=_fmt(attr.deserved, attr.deserved.resource_names() if immediate else dims),
                               after=_keys(taken.get(attr.name)))
                 for q in (attr, *checked):
                     taken.setdefault(q.name, []).append(t)

@@ -130,6 +130,15 @@ def figures(attr: Any, styles: Mapping[str, str] | None) -> dict[str, Any]:
             "share": attr.share}
 
 
+def figure_values(attr: Any, capability: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers a queueFigures sentence states, as its reason's values (the set capabilities only)."""
+    out: dict[str, Any] = {k: to_dict(getattr(attr, a)) for k, a in (
+        ("capability", "capability"), ("realCapability", "real_capability"), ("deserved", "deserved"),
+        ("guarantee", "guarantee"), ("allocated", "allocated"), ("inqueue", "inqueue"), ("elastic", "elastic"))}
+    out["capability"] = {n: v for n, v in capability.items() if isinstance(v, int | float)}
+    return out
+
+
 def capability_text(spec: Resource | None, attr: Any, names: list[str], styles: Mapping[str, str] | None,
                     inherited: Mapping[str, str] | None = None) -> tuple[dict[str, Any], dict[str, str]]:
     """The capability per dimension (UNSET where none applies) and how it came about. `spec`: the queue's

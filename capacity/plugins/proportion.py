@@ -25,6 +25,7 @@ from capacity.plugins.capacity import (
 from capacity.plugins.figures import (
     amounts,
     capability_text,
+    figure_values,
     figures,
     names_of,
     requested,
@@ -238,7 +239,8 @@ class ProportionPlugin(Plugin):
                             f"{'' if rounds == 1 else 's'}, see the proportionRound records; spec.deserved is ignored")
             share_how = share_text(attr, False, st)
             self.trace.because(self.name, "queueFigures", summary(name, cap, cap_how, real_how, deserved_how, attr,
-                                                                  share_how, st), queue=name)
+                                                                  share_how, st), queue=name,
+                               **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap,
                              capabilityHow=cap_how, realCapabilityHow=real_how, deservedHow=deserved_how,
                              shareHow=share_how, weight=attr.weight, **figures(attr, st))
