@@ -24,6 +24,7 @@ from capacity.plugins.figures import (
     deserved_how,
     figure_values,
     figures,
+    limit_amount,
     names_of,
     requested,
     share_text,
@@ -471,6 +472,29 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
             if allocated_num >= job.min_available:
                 attr.inqueue.add(_inqueue_of(job))
     _add_exceeded(attr.elastic, job.allocated, job.min_resources_or_empty())
+
+
+def inqueue_jobs(ssn: Any, queues: set[str]) -> list[str]:
+    """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
+    `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
+    session: their phase is Inqueue now), keeping those that still reserve something."""
+    out = []
+    for job in ssn.jobs.values():
+        if job.queue not in queues or job.min_resources is None:
+            continue
+        held = job.phase == PodGroupPhase.INQUEUE or (job.phase == PodGroupPhase.RUNNING and sum(
+            len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES) >= job.min_available)
+        if held and not deduct_sch_gated(job, inqueue_resource(job, job.allocated)).is_empty():
+            out.append(job.uid)
+    return sorted(out)
+
+
+def inqueue_words(jobs: list[str], shown_max: int = 3) -> str:
+    """'; inqueue is what Inqueue jobs a, b reserve' for a reason that adds the inqueue figure (traced only)."""
+    if not jobs:
+        return ""
+    names = ", ".join(jobs[:shown_max]) + (f" and {len(jobs) - shown_max} more" if len(jobs) > shown_max else "")
+    return f"; inqueue is the minResources not yet allocated of the admitted job{'s' if len(jobs) > 1 else ''} {names}"
 
 
 def _inqueue_of(job: Job) -> Resource:
@@ -1319,28 +1343,41 @@ class CapacityPlugin(Plugin):
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
                 if traced:
+                    held = inqueue_jobs(self.ssn, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
+                        if any(value_of(a.inqueue, n) for n in failed) else []
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
                         f"exceeds the realCapability of {a.path()} on {', '.join(failed)}: " + sums(
                             [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
-                            a.real_capability, failed, ">", self.styles),
-                        queue=a.name, dimensions=failed, minResources=_fmt(min_req, failed),
+                            a.real_capability, failed, ">", self.styles) + inqueue_words(held),
+                        queue=a.name, inqueueJobs=held, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed),
                         **totals([("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
                                  a.real_capability, failed))
                 return REJECT
         if traced:
-            key = ("enqueue", attr.name)
-            fit = self._fit_reasons.get(key)
-            if fit is None:
-                levels = [a.path() for a in path]
-                fit = self._fit_reasons[key] = Reason(
-                    self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic fit the "
-                    f"realCapability at every level: {', '.join(levels)}", {"levels": levels})
-            self.trace.again(fit)
+            self._file_enqueue_fit(min_req, path)
         return PERMIT
+
+    def _file_enqueue_fit(self, min_req: Resource, path: list[QueueAttr]) -> None:
+        """A passing enqueue check's reasons (traced only): one per level of `path`, with its numbers, or
+        "no limit" where the level's realCapability is unlimited on every dimension the job asks for."""
+        asked = requested(min_req)
+        for i, a in enumerate(path):
+            terms = [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)]
+            dims = [n for n in asked if limit_amount(n, value_of(a.real_capability, n), None) != "no limit"]
+            how = (sums(terms, a.real_capability, dims, "<=", self.styles) if dims else
+                   "no limit (capability unset" + (" here and above" if a.ancestors else "") + ")" if asked
+                   else "it asks for nothing")
+            head = ("minResources + allocated + inqueue - elastic fit the realCapability at every level: "
+                    if i == 0 else "")
+            self.trace.because(self.name, "enqueueRealCapability", f"{head}{a.path()}: {how}", queue=a.name,
+                               level=a.path(), dimensions=dims, minResources=_fmt(min_req, dims),
+                               allocated=_fmt(a.allocated, dims), inqueue=_fmt(a.inqueue, dims),
+                               elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
+                               **totals(terms, a.real_capability, dims, "<="))
 
     def job_enqueued(self, job: Job) -> None:
         if job.min_resources is None:

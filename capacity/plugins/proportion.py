@@ -19,6 +19,8 @@ from capacity.plugins.capacity import (
     build_flat_attrs,
     deduct_sch_gated,
     flat_limits,
+    inqueue_jobs,
+    inqueue_words,
     flat_real_how,
     sum_guarantees,
 )
@@ -398,11 +400,13 @@ class ProportionPlugin(Plugin):
                                    **totals(terms, attr.real_capability, asked, "<="))
             return PERMIT
         if self.trace.enabled:
+            held = inqueue_jobs(self.ssn, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
             self.trace.because(
                 self.name, "enqueueRealCapability",
                 f"queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds "
                 f"queue {queue.name}'s realCapability on {', '.join(failed)}: "
-                f"{sums(terms, attr.real_capability, failed, '>', self.styles)}", queue=queue.name,
+                f"{sums(terms, attr.real_capability, failed, '>', self.styles)}{inqueue_words(held)}",
+                queue=queue.name, inqueueJobs=held,
                 dimensions=failed, minResources=_dims(min_req, failed), allocated=_dims(attr.allocated, failed),
                 inqueue=_dims(attr.inqueue, failed), elastic=_dims(attr.elastic, failed),
                 realCapability=_dims(attr.real_capability, failed),
