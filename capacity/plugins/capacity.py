@@ -592,18 +592,34 @@ def sum_guarantees(ssn: Session) -> Resource:
     return total_guarantee
 
 
+def guarantors(ssn: Session) -> dict[str, Resource]:
+    """The queues that set a guarantee, by name (those `sum_guarantees` adds up), for a trace."""
+    return {q.name: q.guarantee for q in ssn.queues.values() if q.guarantee is not None}
+
+
+def _who(by: dict[str, Resource], n: str, shown_max: int = 3) -> str:
+    """' (queues a, b)': the queues whose guarantee of `n` is in the sum."""
+    names = sorted(k for k, g in by.items() if value_of(g, n) > 0)
+    if not names:
+        return ""
+    more = f" and {len(names) - shown_max} more" if len(names) > shown_max else ""
+    return f" (queue{'s' if len(names) > 1 else ''} {', '.join(names[:shown_max])}{more})"
+
+
 def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: list[str],
-                  styles: Any) -> dict[str, str]:
+                  styles: Any, by: dict[str, Resource] | None = None) -> dict[str, str]:
     """Per dimension, how `flat_limits` came to a flat queue's realCapability, with the figures it used:
-    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower."""
+    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower. `by`: the
+    queues that set a guarantee (`guarantors`), named beside the sum of them."""
     how: dict[str, str] = {}
     cap = attr.queue.capability
     for n in names:
         t, sg, g = value_of(total, n), value_of(total_guarantee, n), value_of(attr.guarantee, n)
         base = max(t - sg, 0.0) + g
         real = value_of(attr.real_capability, n)
-        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)} + its "
-                f"own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}" if sg or g else
+        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)}"
+                f"{_who(by or {}, n)} + its own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}"
+                if sg or g else
                 f"the cluster total {amount(n, t, styles)}; no queue guarantees any")
         if n not in ("cpu", "memory") and n not in (total.scalars or {}) and n not in (attr.guarantee.scalars or {}):
             text = "the cluster has none of it"
@@ -692,7 +708,7 @@ class CapacityPlugin(Plugin):
             extra: dict[str, Any] = {}
             if total_guarantee is not None:
                 cap, cap_how = capability_text(spec.capability, attr, names, st)
-                real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+                real_how = flat_real_how(self.total, total_guarantee, attr, names, st, guarantors(self.ssn))
                 des_how = deserved_how(spec.deserved, attr, names, st)
             elif name == ROOT:
                 filled = "filled from the cluster total" if seed004 else "not set: no limit"

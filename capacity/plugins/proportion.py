@@ -22,6 +22,7 @@ from capacity.plugins.capacity import (
     inqueue_jobs,
     inqueue_words,
     flat_real_how,
+    guarantors,
     sum_guarantees,
 )
 from capacity.plugins.figures import (
@@ -235,7 +236,7 @@ class ProportionPlugin(Plugin):
             q = attr.queue
             names = names_of(attr.real_capability, attr.deserved, attr.guarantee, attr.capability, pods=False)
             cap, cap_how = capability_text(q.capability, attr, names, st)
-            real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+            real_how = flat_real_how(self.total, total_guarantee, attr, names, st, guarantors(ssn))
             rounds = len(self.rounds)
             deserved_how = (f"from proportion's water-filling by weight {attr.weight} over {rounds} round"
                             f"{'' if rounds == 1 else 's'}, see the proportionRound records; spec.deserved is ignored")
