@@ -733,6 +733,7 @@ class CapacityPlugin(Plugin):
                                **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap, capabilityHow=cap_how,
                              realCapabilityHow=real_how, deservedHow=des_how, shareHow=share_how, **extra,
+                             nodes=[n.name for n in self.ssn.node_list],
                              **figures(attr, st))
 
     # ---- attribute building ------------------------------------------------------------------

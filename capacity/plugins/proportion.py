@@ -246,7 +246,8 @@ class ProportionPlugin(Plugin):
                                **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap,
                              capabilityHow=cap_how, realCapabilityHow=real_how, deservedHow=deserved_how,
-                             shareHow=share_how, weight=attr.weight, **figures(attr, st))
+                             shareHow=share_how, weight=attr.weight, nodes=[n.name for n in ssn.node_list],
+                             **figures(attr, st))
 
     # ---- order ---------------------------------------------------------------------------------
     def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
