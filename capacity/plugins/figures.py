@@ -69,7 +69,8 @@ def sums(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str
         for i, (sign, r) in enumerate(terms):
             text = amount(n, value_of(r, n), styles)
             parts.append(text if i == 0 else f"{sign} {text}")
-        text = f"{n} {' '.join(parts)} = {amount(n, got['total'][n], styles)} {op} {amount(n, value_of(limit, n), styles)}"
+        total = amount(n, got["total"][n], styles)
+        text = f"{n} {' '.join(parts)} = {total} {op} {amount(n, value_of(limit, n), styles)}"
         if n in got["over"]:
             text += f" ({amount(n, got['over'][n], styles)} over)"
         out.append(text)

@@ -19,10 +19,10 @@ from capacity.plugins.capacity import (
     build_flat_attrs,
     deduct_sch_gated,
     flat_limits,
-    inqueue_jobs,
-    inqueue_words,
     flat_real_how,
     guarantors,
+    inqueue_jobs,
+    inqueue_words,
     sum_guarantees,
 )
 from capacity.plugins.figures import (
