@@ -1394,7 +1394,8 @@ class CapacityPlugin(Plugin):
                                level=a.path(), dimensions=dims, minResources=_fmt(min_req, dims),
                                allocated=_fmt(a.allocated, dims), inqueue=_fmt(a.inqueue, dims),
                                elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
-                               **totals(terms, a.real_capability, dims, "<="))
+                               **totals(terms, a.real_capability, dims, "<="),
+                               **({"levels": [x.path() for x in path]} if i == 0 else {}))
 
     def job_enqueued(self, job: Job) -> None:
         if job.min_resources is None:
