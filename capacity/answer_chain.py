@@ -320,8 +320,10 @@ def derivation_checks(run: ExplainRun, cycle: int, stop: Check) -> list[Check]:
     figures = next((r for r in run.about(cycle, queue) if r.kind == "queueFigures" and r.reasons), None)
     if figures is not None:
         styles = getattr(run.before, "unit_styles", None) or None
+        nodes = list(figures.detail.get("nodes") or [])
         out.append(Check("session", f"how queue {queue}'s {limit} was worked out", "info",
-                         figures.reasons[0].text, figures.plugin, figures_of(figures.reasons[0], styles), cycle))
+                         figures.reasons[0].text + (f"; {nodes_text(run, cycle, nodes)}" if nodes else ""),
+                         figures.plugin, figures_of(figures.reasons[0], styles), cycle))
     if limit == "deserved" and stop.plugin == "proportion":
         for r in run.cycle_records(cycle):
             if r.kind == "proportionRound" and r.reasons:
@@ -409,3 +411,27 @@ def later_tiers(result: Record) -> str:
 
 def consider_verb(actions: str) -> str:
     return "consider" if " and " in actions else "considers"
+
+
+def nodes_text(run: ExplainRun, cycle: int, nodes: list[str]) -> str:
+    """Which nodes the cluster total behind deserved and realCapability counts (the queue plugin's record), and
+    those no pod of the cycle could use for a reason other than room (every node-fit failure recorded on
+    them is a taint, selector, affinity or cordon): counted all the same."""
+    text = f"the cluster total counts {len(nodes)} ready node{'s' if len(nodes) != 1 else ''}: {_names(nodes)}"
+    fails = [r.detail.get("errors") or {} for r in run.cycle_records(cycle) if r.kind == "noFit"]
+    if not fails:
+        return text
+    unusable: dict[str, str] = {}
+    for n in nodes:
+        said = [str(f[n]) for f in fails if n in f]
+        if len(said) == len(fails) and not any("Insufficient" in s for s in said):
+            unusable[n] = said[0].split(": ", 1)[-1]
+    if unusable:
+        text += (f"; no pod that found no node could use {_names(list(unusable))} ("
+                 + "; ".join(f"{n}: {why}" for n, why in list(unusable.items())[:3])
+                 + f"), yet {'they count' if len(unusable) > 1 else 'it counts'} in the total")
+    return text
+
+
+def _names(names: list[str], shown_max: int = 5) -> str:
+    return ", ".join(names[:shown_max]) + (f" and {len(names) - shown_max} more" if len(names) > shown_max else "")

@@ -8,6 +8,7 @@ from typing import Any
 
 from capacity.answer import Answer, ExplainRun, Figure
 from capacity.answer_build import notes_for, queue_path
+from capacity.answer_chain import nodes_text
 from capacity.answer_job import build_job
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
@@ -74,7 +75,7 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
     if rec is not None and rec.reasons:
         texts["derived"] = rec.reasons[0].text
     if rec is not None and rec.detail.get("nodes"):
-        texts["nodes"] = _nodes_text(run, list(rec.detail["nodes"]))
+        texts["nodes"] = nodes_text(run, run.cycles, list(rec.detail["nodes"]))
     share = nums.get("share")
     if isinstance(share, int | float):
         figures.append(Figure(f"{name} share", f"{share:.3f}", float(share)))
@@ -163,30 +164,6 @@ def _counted(c: Counter, what: str) -> str:
 
 def _facts(texts: dict[str, str]) -> list[tuple[str, str]]:
     return [(k, texts[k]) for k in (*FIGURE_KEYS, "share", "derived", "nodes") if k in texts]
-
-
-def _nodes_text(run: ExplainRun, nodes: list[str]) -> str:
-    """Which nodes the cluster total behind deserved and realCapability counts (the queue plugin's record), and
-    those no pod of the last cycle could use for a reason other than room (every node-fit failure recorded on
-    them is a taint, selector, affinity or cordon): counted all the same."""
-    text = f"the cluster total counts {len(nodes)} ready node{'s' if len(nodes) != 1 else ''}: {_names(nodes)}"
-    fails = [r.detail.get("errors") or {} for r in run.cycle_records(run.cycles) if r.kind == "noFit"]
-    if not fails:
-        return text
-    unusable: dict[str, str] = {}
-    for n in nodes:
-        said = [str(f[n]) for f in fails if n in f]
-        if len(said) == len(fails) and not any("Insufficient" in s for s in said):
-            unusable[n] = said[0].split(": ", 1)[-1]
-    if unusable:
-        text += (f"; no pod that found no node could use {_names(list(unusable))} ("
-                 + "; ".join(f"{n}: {why}" for n, why in list(unusable.items())[:3])
-                 + f"), yet {'they count' if len(unusable) > 1 else 'it counts'} in the total")
-    return text
-
-
-def _names(names: list[str], shown_max: int = 5) -> str:
-    return ", ".join(names[:shown_max]) + (f" and {len(names) - shown_max} more" if len(names) > shown_max else "")
 
 
 def _top_reasons(jobs: list[Answer], top: int = 5) -> list[tuple[int, str, str]]:

@@ -474,13 +474,21 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
     _add_exceeded(attr.elastic, job.allocated, job.min_resources_or_empty())
 
 
-def inqueue_jobs(ssn: Any, queues: set[str]) -> list[str]:
+def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
     """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
     `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
-    session: their phase is Inqueue now), keeping those that still reserve something."""
+    session: their phase is Inqueue now), keeping those that still reserve something. The session's jobs by
+    queue are indexed once (on `plugin`), as a refusal may be traced for every pending job."""
+    ssn = plugin.ssn
+    got = getattr(plugin, "_jobs_by_queue", None)
+    if got is None or got[0] is not ssn:
+        index: dict[str, list[Job]] = {}
+        for job in ssn.jobs.values():
+            index.setdefault(job.queue, []).append(job)
+        got = plugin._jobs_by_queue = (ssn, index)
     out = []
-    for job in ssn.jobs.values():
-        if job.queue not in queues or job.min_resources is None:
+    for job in (j for q in queues for j in got[1].get(q, ())):
+        if job.min_resources is None:
             continue
         held = job.phase == PodGroupPhase.INQUEUE or (job.phase == PodGroupPhase.RUNNING and sum(
             len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES) >= job.min_available)
@@ -1360,7 +1368,7 @@ class CapacityPlugin(Plugin):
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
                 if traced:
-                    held = inqueue_jobs(self.ssn, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
+                    held = inqueue_jobs(self, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
                         if any(value_of(a.inqueue, n) for n in failed) else []
                     self.trace.because(
                         self.name, "enqueueRealCapability",

@@ -402,7 +402,7 @@ class ProportionPlugin(Plugin):
                                    **totals(terms, attr.real_capability, asked, "<="))
             return PERMIT
         if self.trace.enabled:
-            held = inqueue_jobs(self.ssn, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
+            held = inqueue_jobs(self, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
             self.trace.because(
                 self.name, "enqueueRealCapability",
                 f"queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds "
