@@ -77,8 +77,11 @@ def numbers_phrase(reason: Reason, styles: Styles = None) -> str:
         have = {k: format_number(float(d[dim])) if k in RATIOS else shown(dim, d[dim], styles)
                 for k, d in dicts.items() if dim in d}
         template = next((t for keys, t in _TEMPLATES if set(keys) <= set(have)), None)
-        if template is not None:
-            parts.append(f"{dim}: " + template.format(**have))
+        if template is not None:  # with the sum and the overshoot, where the reason filed them (`totals`)
+            left, right = template.format(**have).split(" > ", 1)
+            total = f" = {have['total']}" if "total" in have else ""
+            over = f" ({have['over']} over)" if "over" in have else ""
+            parts.append(f"{dim}: {left}{total} > {right}{over}")
         else:
             parts.append(f"{dim}: " + ", ".join(f"{k} {v}" for k, v in have.items()))
     return "; ".join(parts)
