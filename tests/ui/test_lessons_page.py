@@ -49,7 +49,8 @@ def test_right_prediction_shows_the_engines_reason():
     assert not at.exception
     assert "Right" in at.success[0].value and "none" in at.success[0].value
     why = at.info[-1].value
-    assert "capacity.realCapability" in why and "memory 4Gi + 2Gi > 5Gi" in why  # explain_pod's sentence
+    # explain_pod's sentence
+    assert "capacity.realCapability" in why and "memory 4Gi + 2Gi = 6Gi > 5Gi (1Gi over)" in why
 
 
 def test_wrong_prediction_and_stepping_to_the_switch_variant():
