@@ -478,7 +478,8 @@ def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
     """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
     `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
     session: their phase is Inqueue now), keeping those that still reserve something. The session's jobs by
-    queue are indexed once (on `plugin`), as a refusal may be traced for every pending job."""
+    queue are indexed once (on `plugin`), as a refusal may be traced for every pending job.
+    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue)."""
     ssn = plugin.ssn
     got = getattr(plugin, "_jobs_by_queue", None)
     if got is None or got[0] is not ssn:
@@ -1388,7 +1389,8 @@ class CapacityPlugin(Plugin):
 
     def _file_enqueue_fit(self, min_req: Resource, path: list[QueueAttr]) -> None:
         """A passing enqueue check's reasons (traced only): one per level of `path`, with its numbers, or
-        "no limit" where the level's realCapability is unlimited on every dimension the job asks for."""
+        "no limit" where the level's realCapability is unlimited on every dimension the job asks for (root's
+        unset capability is unlimited at HEAD: capacity.go:1325-1343 @ed72c7c8)."""
         asked = requested(min_req)
         for i, a in enumerate(path):
             terms = [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)]
