@@ -26,7 +26,7 @@ from capacity.answer_chain import (
     not_reached_actions,
     rule_of,
 )
-from capacity.answer_checks import event_check, pods_list, reason_text
+from capacity.answer_checks import change_figures, event_check, pods_list, reason_text, reasons_figures
 from capacity.errors import InputError
 from capacity.trace import Record
 
@@ -164,7 +164,8 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
             text = "; ".join(reason_text(x, styles) for x in said) or (
                 f"{v.plugin} offers it as a victim" if chosen else f"{v.plugin} does not offer it")
             checks.append(Check(r.action, f"tier {int(v.detail.get('tier', 0)) + 1}, {v.plugin}: may it go for "
-                                f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin, [], cycle))
+                                f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin,
+                                reasons_figures(said, styles), cycle))
             if not chosen:
                 kept.extend(said or [])
                 kept_by = kept_by or v.plugin
@@ -213,7 +214,8 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             change = next((r for r in run.about(cycle, key) if r.kind == "queueChange" and r.reasons), None)
             if change is not None:  # the queues' allocated and share before -> after (the numbers' own record)
                 checks.append(Check(change.action, "the queues before and after", "info",
-                                    "; ".join(x.text for x in change.reasons), "", [], cycle))
+                                    "; ".join(x.text for x in change.reasons), "",
+                                    change_figures([change], getattr(run.before, "unit_styles", None) or None), cycle))
             checks.append(event_check(evict, "passed", f"evicted from {evict.detail.get('node') or st.node}"))
             return Answer(subject, "pod", "evicted", text, rule or f"{evict.action}.evicted", cycle, checks=checks,
                           next="it terminates; its resources are free once it is gone (the next cycle at the earliest)")
@@ -341,13 +343,16 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             if pre is not None:
                 text += f": {pre.text}"
                 rule = chain.rules.get(id(pre), rule)
-            moved = queues_moved(run, _changes_for(run, key, pipe))
+            changes = _changes_for(run, key, pipe)
+            moved = queues_moved(run, changes)
             if moved:
                 text += f"; {moved}"
                 at = next((i for i, c in enumerate(checks) if c.action == pipe.action
                            and c.text.startswith("pipelined onto")), len(checks))
                 checks.insert(at, Check(pipe.action, "the queues before and after", "info",
-                                        f"over its evictions and its placement: {moved}", "", [], cycle))
+                                        f"over its evictions and its placement: {moved}", "",
+                                        change_figures(changes, getattr(run.before, "unit_styles", None) or None),
+                                        cycle))
             return Answer(subject, "pod", "pipelined", text, rule, cycle, checks=checks,
                           next=f"it waits for the victims to terminate; allocate binds it in a later cycle "
                                f"(cycle {cycle + 1} at the earliest) if it still fits then")

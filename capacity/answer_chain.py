@@ -10,7 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from capacity.answer import Check, ExplainRun
-from capacity.answer_checks import event_check, node_list, pods_list, reason_text, vote_check
+from capacity.answer_checks import (
+    change_figures,
+    event_check,
+    figures_of,
+    node_list,
+    pods_list,
+    reason_text,
+    reasons_figures,
+    round_figures,
+    vote_check,
+)
 from capacity.trace import Record
 
 ROOM_ACTIONS = ("reclaim", "preempt")
@@ -79,7 +89,7 @@ class Chain:
                 text = "; ".join(self._say(x) for x in reasons) or f"queue {self.queue} is overused"
                 self.add(Check(r.action, f"queue {self.queue} is not overused", "stopped",
                                f"queue {self.queue} is overused, so {r.action} skips its jobs: {text}",
-                               reasons[0].plugin if reasons else ""),
+                               reasons[0].plugin if reasons else "", reasons_figures(reasons, self.styles)),
                          rule_of(best_reason(reasons), "proportion.overused"))
                 prev_overused = []
                 continue
@@ -191,7 +201,8 @@ class Chain:
             self.add(event_check(r, "passed", f"bound to {r.verdict}"))
         elif k == "queueChange":
             self.add(Check(a, "the queues before and after", "info",
-                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "", [], r.cycle))
+                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "",
+                           change_figures([r], self.styles), r.cycle))
         elif k == "preemptionPolicyNever":
             self.add(event_check(r, "stopped", "its preemptionPolicy is Never, so it takes nothing from others"),
                      f"{a}.preemptionPolicyNever")
@@ -256,7 +267,8 @@ class Chain:
         offer = f"offers {pods_list(victims)} as victims" if victims else \
             "offers no victim, which ends this tier undecided (the next tier, if any, is asked)"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
-                       offer + (f" ({why})" if why else ""), r.plugin, [], r.cycle))
+                       offer + (f" ({why})" if why else ""), r.plugin,
+                       reasons_figures([xs[0] for xs in by_rule.values()], self.styles), r.cycle))
 
     def _result(self, r: Record) -> None:
         tier = int(r.detail.get("tier", -1))
@@ -276,8 +288,8 @@ class Chain:
             best = best_reason(kept)
             who = (f": {', '.join(dict.fromkeys(empty))} offered none, which ends a tier" if empty else "") + (
                 f" ({self._say(best)})" if best is not None else "")
-            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "", [],
-                           r.cycle), rule_of(best, f"{r.action}.noVictims"))
+            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "",
+                           reasons_figures([best], self.styles), r.cycle), rule_of(best, f"{r.action}.noVictims"))
             return
         later = later_tiers(r)
         text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
@@ -307,13 +319,16 @@ def derivation_checks(run: ExplainRun, cycle: int, stop: Check) -> list[Check]:
     out: list[Check] = []
     figures = next((r for r in run.about(cycle, queue) if r.kind == "queueFigures" and r.reasons), None)
     if figures is not None:
+        styles = getattr(run.before, "unit_styles", None) or None
+        nodes = list(figures.detail.get("nodes") or [])
         out.append(Check("session", f"how queue {queue}'s {limit} was worked out", "info",
-                         figures.reasons[0].text, figures.plugin, [], cycle))
+                         figures.reasons[0].text + (f"; {nodes_text(run, cycle, nodes)}" if nodes else ""),
+                         figures.plugin, figures_of(figures.reasons[0], styles), cycle))
     if limit == "deserved" and stop.plugin == "proportion":
         for r in run.cycle_records(cycle):
             if r.kind == "proportionRound" and r.reasons:
                 out.append(Check("session", f"proportion's {r.subject}", "info", r.reasons[0].text, "proportion",
-                                 [], cycle))
+                                 round_figures(r, getattr(run.before, "unit_styles", None) or None), cycle))
             elif r.action not in ("open", ""):
                 break
     return out
@@ -396,3 +411,27 @@ def later_tiers(result: Record) -> str:
 
 def consider_verb(actions: str) -> str:
     return "consider" if " and " in actions else "considers"
+
+
+def nodes_text(run: ExplainRun, cycle: int, nodes: list[str]) -> str:
+    """Which nodes the cluster total behind deserved and realCapability counts (the queue plugin's record), and
+    those no pod of the cycle could use for a reason other than room (every node-fit failure recorded on
+    them is a taint, selector, affinity or cordon): counted all the same."""
+    text = f"the cluster total counts {len(nodes)} ready node{'s' if len(nodes) != 1 else ''}: {_names(nodes)}"
+    fails = [r.detail.get("errors") or {} for r in run.cycle_records(cycle) if r.kind == "noFit"]
+    if not fails:
+        return text
+    unusable: dict[str, str] = {}
+    for n in nodes:
+        said = [str(f[n]) for f in fails if n in f]
+        if len(said) == len(fails) and not any("Insufficient" in s for s in said):
+            unusable[n] = said[0].split(": ", 1)[-1]
+    if unusable:
+        text += (f"; no pod that found no node could use {_names(list(unusable))} ("
+                 + "; ".join(f"{n}: {why}" for n, why in list(unusable.items())[:3])
+                 + f"), yet {'they count' if len(unusable) > 1 else 'it counts'} in the total")
+    return text
+
+
+def _names(names: list[str], shown_max: int = 5) -> str:
+    return ", ".join(names[:shown_max]) + (f" and {len(names) - shown_max} more" if len(names) > shown_max else "")

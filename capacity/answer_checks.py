@@ -77,8 +77,11 @@ def numbers_phrase(reason: Reason, styles: Styles = None) -> str:
         have = {k: format_number(float(d[dim])) if k in RATIOS else shown(dim, d[dim], styles)
                 for k, d in dicts.items() if dim in d}
         template = next((t for keys, t in _TEMPLATES if set(keys) <= set(have)), None)
-        if template is not None:
-            parts.append(f"{dim}: " + template.format(**have))
+        if template is not None:  # with the sum and the overshoot, where the reason filed them (`totals`)
+            left, right = template.format(**have).split(" > ", 1)
+            total = f" = {have['total']}" if "total" in have else ""
+            over = f" ({have['over']} over)" if "over" in have else ""
+            parts.append(f"{dim}: {left}{total} > {right}{over}")
         else:
             parts.append(f"{dim}: " + ", ".join(f"{k} {v}" for k, v in have.items()))
     return "; ".join(parts)
@@ -122,3 +125,50 @@ def pods_list(keys: list[Any], shown_max: int = 6) -> str:
     if len(names) <= shown_max:
         return ", ".join(names) or "none"
     return f"{', '.join(names[:shown_max])} and {len(names) - shown_max} more"
+
+
+def reasons_figures(reasons: Any, styles: Styles = None) -> list[Figure]:
+    """The figures of every reason a check's sentence quotes, each once."""
+    out: list[Figure] = []
+    seen: set[tuple[str, str]] = set()
+    for r in reasons:
+        if r is None:
+            continue
+        for f in figures_of(r, styles):
+            if (f.name, f.shown) not in seen:
+                seen.add((f.name, f.shown))
+                out.append(f)
+    return out
+
+
+def change_figures(recs: Any, styles: Styles = None) -> list[Figure]:
+    """The numbers of queueChange records (Record.detail, as the action filed them): what the pod asks, and
+    each queue's allocated and share before and after."""
+    out: list[Figure] = []
+    for rec in recs:
+        for dim, v in (rec.detail.get("request") or {}).items():
+            out.append(Figure(f"{rec.subject} requests {dim}", shown(dim, v, styles), float(v)))
+        for name, q in (rec.detail.get("queues") or {}).items():
+            for when in ("Before", "After"):
+                for dim, v in (q.get(f"allocated{when}") or {}).items():
+                    out.append(Figure(f"{name} allocated {dim} {when.lower()}", shown(dim, v, styles), float(v)))
+                share = q.get(f"share{when}")
+                if isinstance(share, int | float):
+                    out.append(Figure(f"{name} share {when.lower()}", f"{share:.4g}", float(share)))
+    return out
+
+
+def round_figures(rec: Record, styles: Styles = None) -> list[Figure]:
+    """The numbers of one proportionRound record (Record.detail): what was left before and after the round,
+    and per queue its offer, clips and deserved after the round."""
+    d = rec.detail
+    out: list[Figure] = []
+    for key in ("remaining", "remainingAfter"):
+        for dim, v in (d.get(key) or {}).items():
+            out.append(Figure(f"{rec.subject} {key} {dim}", shown(dim, v, styles), float(v)))
+    for name, q in (d.get("queues") or {}).items():
+        for key in ("offered", "clippedByRealCapability", "clippedByRequest", "raisedToGuarantee", "deserved"):
+            for dim, v in (q.get(key) or {}).items():
+                if isinstance(v, int | float):
+                    out.append(Figure(f"{name} {key} in {rec.subject} {dim}", shown(dim, v, styles), float(v)))
+    return out

@@ -8,6 +8,7 @@ from typing import Any
 
 from capacity.answer import Answer, ExplainRun, Figure
 from capacity.answer_build import notes_for, queue_path
+from capacity.answer_chain import nodes_text
 from capacity.answer_job import build_job
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
@@ -73,6 +74,8 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
         texts["capability"] = _capability_from(rec, getattr(run.before, "unit_styles", {}) or {})
     if rec is not None and rec.reasons:
         texts["derived"] = rec.reasons[0].text
+    if rec is not None and rec.detail.get("nodes"):
+        texts["nodes"] = nodes_text(run, run.cycles, list(rec.detail["nodes"]))
     share = nums.get("share")
     if isinstance(share, int | float):
         figures.append(Figure(f"{name} share", f"{share:.3f}", float(share)))
@@ -160,7 +163,7 @@ def _counted(c: Counter, what: str) -> str:
 
 
 def _facts(texts: dict[str, str]) -> list[tuple[str, str]]:
-    return [(k, texts[k]) for k in (*FIGURE_KEYS, "share", "derived") if k in texts]
+    return [(k, texts[k]) for k in (*FIGURE_KEYS, "share", "derived", "nodes") if k in texts]
 
 
 def _top_reasons(jobs: list[Answer], top: int = 5) -> list[tuple[int, str, str]]:

@@ -55,11 +55,13 @@ class Change:
     size_explained: str = ""
     parts: list[str] = field(default_factory=list)  # a combined change: each queue's part
     webhook_asked: list[str] = field(default_factory=list)  # refusals that made the search add a part
+    evicted: list[str] = field(default_factory=list)  # "ns/x (queue a)": pods the check run evicted on the way
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "target": self.target, "description": self.description, "size": self.size,
                 "sizeExplained": self.size_explained, "placed": self.placed, "bindsInCycle": self.binds_in_cycle,
-                "admittedInCycle": self.admitted_in_cycle, "parts": self.parts, "webhookAsked": self.webhook_asked}
+                "admittedInCycle": self.admitted_in_cycle, "parts": self.parts, "webhookAsked": self.webhook_asked,
+                "evicted": self.evicted}
 
     def render(self) -> str:
         if self.binds_in_cycle is not None:
@@ -67,6 +69,10 @@ class Change:
         else:
             proof = f"admitted (Inqueue) in cycle {self.admitted_in_cycle}; the job has no pods yet to bind"
         why = "".join(f"\n      (the webhook refuses less: {w})" for w in self.webhook_asked)
+        if self.evicted:
+            more = len(self.evicted) - 3
+            shown = ", ".join(self.evicted[:3]) + (f" and {more} more" if more > 0 else "")
+            proof += f"; it works only by evicting {shown} first"
         return f"{self.description}\n      {proof}; {self.size_explained}{why}"
 
 
@@ -157,6 +163,7 @@ class _Outcome:
     bind_cycle: int | None
     placed: list[str]
     admitted_cycle: int | None
+    evicted: list[str] = field(default_factory=list)  # "ns/x (queue a)", in the order the check run evicted them
 
 
 def _run(cluster: Cluster, job_uid: str, targets: set[str], horizon: int,
@@ -168,17 +175,26 @@ def _run(cluster: Cluster, job_uid: str, targets: set[str], horizon: int,
     pg = trial.podgroups.get(job_uid)
     if pg is not None and pg.phase not in ("Pending", ""):
         admitted = 0
+    evicted: list[str] = []
     for i in range(1, horizon + 1):
         result = run_cycle(trial, Trace(enabled=False), options)
+        evicted += [_victim(trial, k) for k in result.evicted]
         phase = result.podgroup_phases.get(job_uid)
         if admitted is None and phase is not None and phase != "Pending":
             admitted = i
         placed = sorted(k for k in result.binds if k in targets)
         if placed:
-            return _Outcome(i, placed, admitted)
+            return _Outcome(i, placed, admitted, evicted)
         if not targets and admitted is not None:
-            return _Outcome(None, [], admitted)
-    return _Outcome(None, [], admitted)
+            return _Outcome(None, [], admitted, evicted)
+    return _Outcome(None, [], admitted, evicted)
+
+
+def _victim(c: Cluster, key: str) -> str:
+    """'ns/x (queue a)': an evicted pod and the queue of its job, as the check run left them."""
+    pod = c.pods.get(key)
+    pg = c.podgroups.get(f"{pod.namespace}/{pod.group}") if pod is not None and pod.group else None
+    return f"{key} (queue {pg.queue})" if pg is not None else key
 
 
 def _success(out: _Outcome, targets: set[str]) -> bool:
@@ -246,7 +262,8 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
         apply(trial)
         out = _run(trial, job_uid, targets, horizon, options)
         if _success(out, targets):
-            change = Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle or None, size_text)
+            change = Change(kind, target, desc, size, out.placed, out.bind_cycle, out.admitted_cycle or None, size_text,
+                            evicted=list(out.evicted))
             if _also_at_head(trial, job_uid, targets, horizon, options, change, answer):
                 found.append(change)
     kept: list[Change] = []
@@ -436,7 +453,7 @@ def _queue_change(cluster: Cluster, trial: Cluster, edits: list[Edit], weight: i
     target = " + ".join(f"Queue/{n}" for n in changed)
     description = " + ".join(parts)
     return Change(kind, target, description, size if size != float("inf") else 1e9, out.placed, out.bind_cycle,
-                  out.admitted_cycle or None, size_text, parts if len(parts) > 1 else [])
+                  out.admitted_cycle or None, size_text, parts if len(parts) > 1 else [], evicted=list(out.evicted))
 
 
 def _node_candidates(cluster: Cluster, pg: Any, pending: list[Any], dims: list[str],

@@ -51,7 +51,7 @@ def file_eviction(ssn: Session, action: str, preemptor: Task, victim: Task, befo
     text = f"evicting {victim.key} ({_what(victim, styles)}) for {preemptor.key}: " + "; ".join(parts)
     ssn.trace.because(action, "queueChange", text, task=victim.key, preemptor=preemptor.key)
     ssn.trace.event("queueChange", victim.key, True, preemptor=preemptor.key,
-                    queues=_detail(before, after))
+                    queues=_detail(before, after), request=to_dict(victim.resreq))
 
 
 def file_placement(ssn: Session, action: str, preemptor: Task, node: str, before: dict[str, View]) -> None:

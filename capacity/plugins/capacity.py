@@ -22,13 +22,16 @@ from capacity.plugins.figures import (
     amounts,
     capability_text,
     deserved_how,
+    figure_values,
     figures,
+    limit_amount,
     names_of,
     requested,
     share_text,
     summary,
     sums,
     tasks_text,
+    totals,
     value_of,
 )
 from capacity.resources import (
@@ -471,6 +474,38 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
     _add_exceeded(attr.elastic, job.allocated, job.min_resources_or_empty())
 
 
+def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
+    """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
+    `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
+    session: their phase is Inqueue now), keeping those that still reserve something. The session's jobs by
+    queue are indexed once (on `plugin`), as a refusal may be traced for every pending job.
+    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue)."""
+    ssn = plugin.ssn
+    got = getattr(plugin, "_jobs_by_queue", None)
+    if got is None or got[0] is not ssn:
+        index: dict[str, list[Job]] = {}
+        for job in ssn.jobs.values():
+            index.setdefault(job.queue, []).append(job)
+        got = plugin._jobs_by_queue = (ssn, index)
+    out = []
+    for job in (j for q in queues for j in got[1].get(q, ())):
+        if job.min_resources is None:
+            continue
+        held = job.phase == PodGroupPhase.INQUEUE or (job.phase == PodGroupPhase.RUNNING and sum(
+            len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES) >= job.min_available)
+        if held and not deduct_sch_gated(job, inqueue_resource(job, job.allocated)).is_empty():
+            out.append(job.uid)
+    return sorted(out)
+
+
+def inqueue_words(jobs: list[str], shown_max: int = 3) -> str:
+    """'; inqueue is what Inqueue jobs a, b reserve' for a reason that adds the inqueue figure (traced only)."""
+    if not jobs:
+        return ""
+    names = ", ".join(jobs[:shown_max]) + (f" and {len(jobs) - shown_max} more" if len(jobs) > shown_max else "")
+    return f"; inqueue is the minResources not yet allocated of the admitted job{'s' if len(jobs) > 1 else ''} {names}"
+
+
 def _inqueue_of(job: Job) -> Resource:
     """deduct_sch_gated(job, inqueue_resource(job, job.allocated)), without the walk over the tasks
     for gated ones when the job has none (the deduction returns its argument then). Read-only: kept on
@@ -566,18 +601,34 @@ def sum_guarantees(ssn: Session) -> Resource:
     return total_guarantee
 
 
+def guarantors(ssn: Session) -> dict[str, Resource]:
+    """The queues that set a guarantee, by name (those `sum_guarantees` adds up), for a trace."""
+    return {q.name: q.guarantee for q in ssn.queues.values() if q.guarantee is not None}
+
+
+def _who(by: dict[str, Resource], n: str, shown_max: int = 3) -> str:
+    """' (queues a, b)': the queues whose guarantee of `n` is in the sum."""
+    names = sorted(k for k, g in by.items() if value_of(g, n) > 0)
+    if not names:
+        return ""
+    more = f" and {len(names) - shown_max} more" if len(names) > shown_max else ""
+    return f" (queue{'s' if len(names) > 1 else ''} {', '.join(names[:shown_max])}{more})"
+
+
 def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: list[str],
-                  styles: Any) -> dict[str, str]:
+                  styles: Any, by: dict[str, Resource] | None = None) -> dict[str, str]:
     """Per dimension, how `flat_limits` came to a flat queue's realCapability, with the figures it used:
-    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower."""
+    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower. `by`: the
+    queues that set a guarantee (`guarantors`), named beside the sum of them."""
     how: dict[str, str] = {}
     cap = attr.queue.capability
     for n in names:
         t, sg, g = value_of(total, n), value_of(total_guarantee, n), value_of(attr.guarantee, n)
         base = max(t - sg, 0.0) + g
         real = value_of(attr.real_capability, n)
-        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)} + its "
-                f"own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}" if sg or g else
+        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)}"
+                f"{_who(by or {}, n)} + its own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}"
+                if sg or g else
                 f"the cluster total {amount(n, t, styles)}; no queue guarantees any")
         if n not in ("cpu", "memory") and n not in (total.scalars or {}) and n not in (attr.guarantee.scalars or {}):
             text = "the cluster has none of it"
@@ -666,7 +717,7 @@ class CapacityPlugin(Plugin):
             extra: dict[str, Any] = {}
             if total_guarantee is not None:
                 cap, cap_how = capability_text(spec.capability, attr, names, st)
-                real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+                real_how = flat_real_how(self.total, total_guarantee, attr, names, st, guarantors(self.ssn))
                 des_how = deserved_how(spec.deserved, attr, names, st)
             elif name == ROOT:
                 filled = "filled from the cluster total" if seed004 else "not set: no limit"
@@ -687,9 +738,11 @@ class CapacityPlugin(Plugin):
                 extra["path"] = attr.path()
             share_how = share_text(attr, True, st)
             self.trace.because(self.name, "queueFigures",
-                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name)
+                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name,
+                               **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap, capabilityHow=cap_how,
                              realCapabilityHow=real_how, deservedHow=des_how, shareHow=share_how, **extra,
+                             nodes=[n.name for n in self.ssn.node_list],
                              **figures(attr, st))
 
     # ---- attribute building ------------------------------------------------------------------
@@ -1277,7 +1330,8 @@ class CapacityPlugin(Plugin):
                                                self.styles),
                         queue=a.name, level=a.path(), dimensions=failed,
                         allocated=_fmt(a.allocated, failed), request=_fmt(req, failed),
-                        realCapability=_fmt(a.real_capability, failed))
+                        realCapability=_fmt(a.real_capability, failed),
+                        **totals([("", a.allocated), ("+", req)], a.real_capability, failed))
                 return False
         if self.trace.enabled:
             # The same path for every task of the queue: one reason, given again for each.
@@ -1315,26 +1369,43 @@ class CapacityPlugin(Plugin):
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
                 if traced:
+                    held = inqueue_jobs(self, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
+                        if any(value_of(a.inqueue, n) for n in failed) else []
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
                         f"exceeds the realCapability of {a.path()} on {', '.join(failed)}: " + sums(
                             [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
-                            a.real_capability, failed, ">", self.styles),
-                        queue=a.name, dimensions=failed, minResources=_fmt(min_req, failed),
+                            a.real_capability, failed, ">", self.styles) + inqueue_words(held),
+                        queue=a.name, inqueueJobs=held, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
-                        elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
+                        elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed),
+                        **totals([("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
+                                 a.real_capability, failed))
                 return REJECT
         if traced:
-            key = ("enqueue", attr.name)
-            fit = self._fit_reasons.get(key)
-            if fit is None:
-                levels = [a.path() for a in path]
-                fit = self._fit_reasons[key] = Reason(
-                    self.name, "enqueueRealCapability", "minResources + allocated + inqueue - elastic fit the "
-                    f"realCapability at every level: {', '.join(levels)}", {"levels": levels})
-            self.trace.again(fit)
+            self._file_enqueue_fit(min_req, path)
         return PERMIT
+
+    def _file_enqueue_fit(self, min_req: Resource, path: list[QueueAttr]) -> None:
+        """A passing enqueue check's reasons (traced only): one per level of `path`, with its numbers, or
+        "no limit" where the level's realCapability is unlimited on every dimension the job asks for (root's
+        unset capability is unlimited at HEAD: capacity.go:1325-1343 @ed72c7c8)."""
+        asked = requested(min_req)
+        for i, a in enumerate(path):
+            terms = [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)]
+            dims = [n for n in asked if limit_amount(n, value_of(a.real_capability, n), None) != "no limit"]
+            how = (sums(terms, a.real_capability, dims, "<=", self.styles) if dims else
+                   "no limit (capability unset" + (" here and above" if a.ancestors else "") + ")" if asked
+                   else "it asks for nothing")
+            head = ("minResources + allocated + inqueue - elastic fit the realCapability at every level: "
+                    if i == 0 else "")
+            self.trace.because(self.name, "enqueueRealCapability", f"{head}{a.path()}: {how}", queue=a.name,
+                               level=a.path(), dimensions=dims, minResources=_fmt(min_req, dims),
+                               allocated=_fmt(a.allocated, dims), inqueue=_fmt(a.inqueue, dims),
+                               elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
+                               **totals(terms, a.real_capability, dims, "<="),
+                               **({"levels": [x.path() for x in path]} if i == 0 else {}))
 
     def job_enqueued(self, job: Job) -> None:
         if job.min_resources is None:
@@ -1373,7 +1444,8 @@ class CapacityPlugin(Plugin):
                                    f"{self._added(attr.allocated, total_req, attr.real_capability, failed, '>')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
-                                   request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
+                                   request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed),
+                                   **totals([("", attr.allocated), ("+", total_req)], attr.real_capability, failed))
             return False
         ok, dims = future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, total_req)
         if ok:
@@ -1383,7 +1455,8 @@ class CapacityPlugin(Plugin):
                                    f"{self._added(attr.allocated, total_req, attr.deserved, dims, '<=')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=dims, allocated=_fmt(attr.allocated, dims),
-                                   request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims))
+                                   request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims),
+                                   **totals([("", attr.allocated), ("+", total_req)], attr.deserved, dims, "<="))
             return True
         if self.hierarchy and self.ancestor_level > 0:
             for d in range(1, self.ancestor_level + 1):
@@ -1398,15 +1471,20 @@ class CapacityPlugin(Plugin):
                                            f"ancestor {anc.name} (depth {d}) stays within its deserved on "
                                            f"{', '.join(dims)}: allocated + request <= deserved: "
                                            + self._added(anc.allocated, total_req, anc.deserved, dims, "<="),
-                                           queue=anc.name, depth=d, dimensions=dims)
+                                           queue=anc.name, depth=d, dimensions=dims,
+                                           allocated=_fmt(anc.allocated, dims), request=_fmt(total_req, dims),
+                                           deserved=_fmt(anc.deserved, dims),
+                                           **totals([("", anc.allocated), ("+", total_req)], anc.deserved, dims,
+                                                    "<="))
                     return True
         if traced:
             asked = requested(total_req)
             self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
                                f"every requested dimension: allocated + request > deserved: "
                                f"{self._added(attr.allocated, total_req, attr.deserved, asked, '>')}", queue=queue.name,
-                               allocated=_fmt(future, ["cpu", "memory"]),
-                               deserved=_fmt(attr.deserved, ["cpu", "memory"]))
+                               dimensions=asked, allocated=_fmt(attr.allocated, asked), request=_fmt(total_req, asked),
+                               deserved=_fmt(attr.deserved, asked),
+                               **totals([("", attr.allocated), ("+", total_req)], attr.deserved, asked))
         return False
 
     def _added(self, allocated: Resource, req: Resource, limit: Resource, names: list[str], op: str) -> str:
@@ -1508,7 +1586,7 @@ class CapacityPlugin(Plugin):
                 trace.because(self.name, "immediateVictim" if immediate else "overDeserved", f"{t.key} may go: {why}",
                               task=t.key, queue=attr.name, dimensions=[] if immediate else dims,
                               allocated=_fmt(allocated, [] if immediate else dims),
-                              deserved=_fmt(attr.deserved, [] if immediate else dims),
+                              deserved=_fmt(attr.deserved, attr.deserved.resource_names() if immediate else dims),
                               after=_keys(taken.get(attr.name)))
                 for q in (attr, *checked):
                     taken.setdefault(q.name, []).append(t)

@@ -59,15 +59,38 @@ def amounts(r: Resource, names: Iterable[str], styles: Mapping[str, str] | None)
 
 def sums(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str], op: str,
          styles: Mapping[str, str] | None) -> str:
-    """"cpu 3 + 2 > 4, memory ..." per dimension: `terms` are (sign, resource), the first sign ignored."""
+    """"cpu 3 + 2 = 5 > 4 (1 over), memory ..." per dimension: `terms` are (sign, resource), the first sign
+    ignored; the total, and for ">" by how much it is over, are the `totals` a reason files beside it."""
     out = []
+    names = list(names)
+    got = totals(terms, limit, names, op)
     for n in names:
         parts = []
         for i, (sign, r) in enumerate(terms):
             text = amount(n, value_of(r, n), styles)
             parts.append(text if i == 0 else f"{sign} {text}")
-        out.append(f"{n} {' '.join(parts)} {op} {amount(n, value_of(limit, n), styles)}")
+        total = amount(n, got["total"][n], styles)
+        text = f"{n} {' '.join(parts)} = {total} {op} {amount(n, value_of(limit, n), styles)}"
+        if n in got["over"]:
+            text += f" ({amount(n, got['over'][n], styles)} over)"
+        out.append(text)
     return ", ".join(out)
+
+
+def totals(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str],
+           op: str = ">") -> dict[str, dict[str, float]]:
+    """The sum of `terms` per dimension ("total") and, where it is above `limit`, by how much ("over"): the
+    figures behind a `sums` sentence, for the reason's values (traced only)."""
+    total: dict[str, float] = {}
+    over: dict[str, float] = {}
+    for n in names:
+        t = 0.0
+        for sign, r in terms:
+            t = t - value_of(r, n) if sign == "-" else t + value_of(r, n)
+        total[n] = t
+        if op == ">" and t > value_of(limit, n):
+            over[n] = t - value_of(limit, n)
+    return {"total": total, "over": over}
 
 
 def tasks_text(tasks: list[Any], styles: Mapping[str, str] | None) -> str:
@@ -106,6 +129,15 @@ def figures(attr: Any, styles: Mapping[str, str] | None) -> dict[str, Any]:
             "guarantee": to_dict(attr.guarantee), "allocated": to_dict(attr.allocated),
             "inqueue": to_dict(attr.inqueue), "elastic": to_dict(attr.elastic), "request": to_dict(attr.request),
             "share": attr.share}
+
+
+def figure_values(attr: Any, capability: Mapping[str, Any]) -> dict[str, Any]:
+    """The numbers a queueFigures sentence states, as its reason's values (the set capabilities only)."""
+    out: dict[str, Any] = {k: to_dict(getattr(attr, a)) for k, a in (
+        ("capability", "capability"), ("realCapability", "real_capability"), ("deserved", "deserved"),
+        ("guarantee", "guarantee"), ("allocated", "allocated"), ("inqueue", "inqueue"), ("elastic", "elastic"))}
+    out["capability"] = {n: v for n, v in capability.items() if isinstance(v, int | float)}
+    return out
 
 
 def capability_text(spec: Resource | None, attr: Any, names: list[str], styles: Mapping[str, str] | None,

@@ -20,11 +20,15 @@ from capacity.plugins.capacity import (
     deduct_sch_gated,
     flat_limits,
     flat_real_how,
+    guarantors,
+    inqueue_jobs,
+    inqueue_words,
     sum_guarantees,
 )
 from capacity.plugins.figures import (
     amounts,
     capability_text,
+    figure_values,
     figures,
     names_of,
     requested,
@@ -32,6 +36,7 @@ from capacity.plugins.figures import (
     summary,
     sums,
     tasks_text,
+    totals,
     value_of,
 )
 from capacity.resources import (
@@ -231,16 +236,18 @@ class ProportionPlugin(Plugin):
             q = attr.queue
             names = names_of(attr.real_capability, attr.deserved, attr.guarantee, attr.capability, pods=False)
             cap, cap_how = capability_text(q.capability, attr, names, st)
-            real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+            real_how = flat_real_how(self.total, total_guarantee, attr, names, st, guarantors(ssn))
             rounds = len(self.rounds)
             deserved_how = (f"from proportion's water-filling by weight {attr.weight} over {rounds} round"
                             f"{'' if rounds == 1 else 's'}, see the proportionRound records; spec.deserved is ignored")
             share_how = share_text(attr, False, st)
             self.trace.because(self.name, "queueFigures", summary(name, cap, cap_how, real_how, deserved_how, attr,
-                                                                  share_how, st), queue=name)
+                                                                  share_how, st), queue=name,
+                               **figure_values(attr, cap))
             self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap,
                              capabilityHow=cap_how, realCapabilityHow=real_how, deservedHow=deserved_how,
-                             shareHow=share_how, weight=attr.weight, **figures(attr, st))
+                             shareHow=share_how, weight=attr.weight, nodes=[n.name for n in ssn.node_list],
+                             **figures(attr, st))
 
     # ---- order ---------------------------------------------------------------------------------
     def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
@@ -294,13 +301,15 @@ class ProportionPlugin(Plugin):
                        else "it requests no cpu, memory or other resource deserved limits")
                 self.trace.because(self.name, rule, f"{subject} fits queue {queue.name}'s deserved: {how}",
                                    queue=queue.name, dimensions=asked, allocated=_dims(attr.allocated, asked),
-                                   request=_dims(req, asked), deserved=_dims(attr.deserved, asked))
+                                   request=_dims(req, asked), deserved=_dims(attr.deserved, asked),
+                                   **totals(terms, attr.deserved, asked, "<="))
             else:
                 self.trace.because(
                     self.name, rule, f"queue {queue.name} would exceed its deserved on {', '.join(failed)}: "
                     f"allocated + request > deserved: {sums(terms, attr.deserved, failed, '>', st)}",
                     queue=queue.name, dimensions=failed, allocated=_dims(attr.allocated, failed),
-                    request=_dims(req, failed), deserved=_dims(attr.deserved, failed))
+                    request=_dims(req, failed), deserved=_dims(attr.deserved, failed),
+                    **totals(terms, attr.deserved, failed))
         return ok
 
     def allocatable(self, queue: QueueSpec, task: Task) -> bool:
@@ -386,17 +395,24 @@ class ProportionPlugin(Plugin):
                 self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - "
                                    f"elastic fits queue {queue.name}'s realCapability" + (
                                        f": {sums(terms, attr.real_capability, asked, '<=', self.styles)}"
-                                       if asked else ""), queue=queue.name)
+                                       if asked else ""), queue=queue.name, dimensions=asked,
+                                   minResources=_dims(min_req, asked), allocated=_dims(attr.allocated, asked),
+                                   inqueue=_dims(attr.inqueue, asked), elastic=_dims(attr.elastic, asked),
+                                   realCapability=_dims(attr.real_capability, asked),
+                                   **totals(terms, attr.real_capability, asked, "<="))
             return PERMIT
         if self.trace.enabled:
+            held = inqueue_jobs(self, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
             self.trace.because(
                 self.name, "enqueueRealCapability",
                 f"queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds "
                 f"queue {queue.name}'s realCapability on {', '.join(failed)}: "
-                f"{sums(terms, attr.real_capability, failed, '>', self.styles)}", queue=queue.name,
+                f"{sums(terms, attr.real_capability, failed, '>', self.styles)}{inqueue_words(held)}",
+                queue=queue.name, inqueueJobs=held,
                 dimensions=failed, minResources=_dims(min_req, failed), allocated=_dims(attr.allocated, failed),
                 inqueue=_dims(attr.inqueue, failed), elastic=_dims(attr.elastic, failed),
-                realCapability=_dims(attr.real_capability, failed))
+                realCapability=_dims(attr.real_capability, failed),
+                **totals(terms, attr.real_capability, failed))
         return REJECT
 
     def job_enqueued(self, job: Job) -> None:

@@ -102,7 +102,7 @@ def test_right_prediction_shows_the_engines_reason():
     at = _check(_pick(_lessons(), "11-seed003-leaf-only"), "none")
     assert "Right" in at.success[0].value and "none" in at.success[0].value
     why = at.info[-1].value
-    assert "capacity limit" in why and "memory 4Gi + 2Gi > 5Gi" in why  # explain_pod's sentence, rule in words
+    assert "capacity limit" in why and "memory 4Gi + 2Gi = 6Gi > 5Gi (1Gi over)" in why  # explain_pod's sentence
 
 
 def test_wrong_prediction_and_stepping_to_the_switch_variant():

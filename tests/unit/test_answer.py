@@ -39,7 +39,8 @@ def _refused(with_pods: bool):
 def test_a_job_enqueue_refused_without_pods_is_answered_with_every_number() -> None:
     a = answer_job(_refused(with_pods=False), "ns1/big")
     assert (a.outcome, a.rule) == ("not admitted", "capacity.enqueueRealCapability")
-    assert "minResources + allocated + inqueue - elastic" in a.sentence and "cpu 3 + 1 + 0 - 1 > 2" in a.sentence
+    assert "minResources + allocated + inqueue - elastic" in a.sentence
+    assert "cpu 3 + 1 + 0 - 1 = 3 > 2 (1 over)" in a.sentence
     assert "reclaim and preempt only consider jobs that are Inqueue or Running" in a.sentence
     stop = a.stopper
     assert stop is not None and (stop.action, stop.plugin) == ("enqueue", "capacity")
@@ -53,7 +54,7 @@ def test_a_pod_of_a_job_enqueue_refused_names_the_refusal_not_a_node() -> None:
     a = answer_pod(_refused(with_pods=True), "ns1/b0")
     assert a.outcome == "pending" and a.rule == "capacity.enqueueRealCapability"
     assert a.sentence.startswith("pending: enqueue did not admit job ns1/big")
-    assert "cpu 3 + 1 + 0 - 1 > 2" in a.sentence and "no node" not in a.sentence
+    assert "cpu 3 + 1 + 0 - 1 = 3 > 2 (1 over)" in a.sentence and "no node" not in a.sentence
 
 
 def test_the_cli_answers_a_job_without_pods() -> None:

@@ -60,19 +60,19 @@ def test_flat_figures_show_capability_real_capability_and_their_derivation() -> 
     a, b, c = figures["queue-a"], figures["queue-b"], figures["queue-c"]
     assert a.detail["capability"] == {"cpu": 2000.0, "memory": "unset (no limit)"}
     assert b.detail["capability"] == {"cpu": "unset (no limit)", "memory": "unset (no limit)"}
-    assert a.detail["realCapabilityHow"]["cpu"] == ("cluster total 4 - guarantees of all queues 1 + its own "
-                                                    "guarantee 0 = 3; clipped by its capability 2")
-    assert b.detail["realCapabilityHow"]["cpu"] == ("cluster total 4 - guarantees of all queues 1 + its own "
-                                                    "guarantee 1 = 4")
+    assert a.detail["realCapabilityHow"]["cpu"] == ("cluster total 4 - guarantees of all queues 1 (queue queue-b) + "
+                                                    "its own guarantee 0 = 3; clipped by its capability 2")
+    assert b.detail["realCapabilityHow"]["cpu"] == ("cluster total 4 - guarantees of all queues 1 (queue queue-b) + "
+                                                    "its own guarantee 1 = 4")
     assert a.detail["deservedHow"] == "cpu set to 6, clipped to its realCapability 2; memory as set"
     assert c.detail["deservedHow"] == "not set: the queue is best-effort"
     # A best-effort queue's share is 1 even with nothing allocated: Volcano's rule, said in words.
     assert c.detail["share"] == 1.0
     assert c.detail["shareHow"].startswith("1, because the queue has no deserved: capacity treats it as best-effort")
     assert a.reasons[0].text.startswith("queue queue-a: capability cpu 2, memory unset (no limit); realCapability "
-                                        "cpu 2 (cluster total 4 - guarantees of all queues 1 + its own guarantee 0 = "
-                                        "3; clipped by its capability 2); memory 8Gi (the cluster total 8Gi; no queue "
-                                        "guarantees any); deserved cpu 2, memory 4Gi")
+                                        "cpu 2 (cluster total 4 - guarantees of all queues 1 (queue queue-b) + its own "
+                                        "guarantee 0 = 3; clipped by its capability 2); memory 8Gi (the cluster total "
+                                        "8Gi; no queue guarantees any); deserved cpu 2, memory 4Gi")
 
 
 def test_hierarchical_figures_show_inheritance_and_the_parent_share_out() -> None:
@@ -137,15 +137,15 @@ def test_best_effort_eviction_shows_the_pod_count() -> None:
 def test_preemptive_and_enqueue_show_their_sums() -> None:
     records, _ = _run(_objs(hierarchy=True))
     assert _texts(records, "capacity", "underDeserved")[0] == (
-        "queue queue-b stays within its deserved on cpu, memory: allocated + request <= deserved: cpu 0 + 1 <= 2, "
-        "memory 0 + 1Gi <= 4Gi")
+        "queue queue-b stays within its deserved on cpu, memory: allocated + request <= deserved: cpu 0 + 1 = 1 <= 2, "
+        "memory 0 + 1Gi = 1Gi <= 4Gi")
     objs = [conf("enqueue", [{"name": "gang"}, {"name": "capacity"}]), node("n1", cpu="4", memory="8G"),
             queue("q1", capability={"memory": "2G"}),
             podgroup("pg1", "q1", phase="Pending", min_resources={"memory": "3G"}), pod("a", "pg1", {"memory": "3G"})]
     records, _ = _run(objs)
     assert _texts(records, "capacity", "enqueueRealCapability") == [
         "queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds the realCapability "
-        "of q1 on memory: memory 3G + 0 + 0 - 0 > 2G"]  # 3G stays 3G, 2G stays 2G (not 1953125Ki)
+        "of q1 on memory: memory 3G + 0 + 0 - 0 = 3G > 2G (1G over)"]  # 3G stays 3G, 2G stays 2G (not 1953125Ki)
 
 
 def test_tracing_changes_no_decision() -> None:

@@ -61,13 +61,13 @@ def test_queue_figures_show_capability_beside_real_capability() -> None:
     assert q1.plugin == "proportion"
     assert q1.detail["capability"] == {"cpu": 5000.0, "memory": "unset (no limit)"}
     assert q2.detail["capability"] == {"cpu": "unset (no limit)", "memory": "unset (no limit)"}
-    assert q2.detail["realCapabilityHow"]["cpu"] == ("cluster total 6 - guarantees of all queues 1 + its own "
-                                                     "guarantee 1 = 6")
+    assert q2.detail["realCapabilityHow"]["cpu"] == ("cluster total 6 - guarantees of all queues 1 (queue q2) + "
+                                                     "its own guarantee 1 = 6")
     assert q1.detail["realCapabilityHow"]["memory"] == "the cluster total 12G; no queue guarantees any"
     assert "water-filling by weight 1 over 2 rounds" in q1.detail["deservedHow"]
     text = q1.reasons[0].text
     assert text.startswith("queue q1: capability cpu 5, memory unset (no limit); realCapability cpu 5 (cluster total "
-                           "6 - guarantees of all queues 1 + its own guarantee 0 = 5)")
+                           "6 - guarantees of all queues 1 (queue q2) + its own guarantee 0 = 5)")
     assert "share 1.667, the largest of allocated / deserved: cpu 5 / 3 = 1.667" in text
     for key in ("deserved", "guarantee", "allocated", "inqueue", "elastic", "share", "weight"):
         assert key in q1.detail
@@ -83,8 +83,10 @@ def test_overused_names_allocated_and_deserved() -> None:
 def test_allocatable_shows_the_sum_against_deserved() -> None:
     records, _ = _run(_objs())
     assert _texts(records, "deserved")[:2] == [
-        "ns1/b-0 fits queue q2's deserved: allocated + request <= deserved: cpu 0 + 1 <= 3, memory 0 + 2G <= 6G",
-        "ns1/b-1 fits queue q2's deserved: allocated + request <= deserved: cpu 1 + 1 <= 3, memory 2G + 2G <= 6G"]
+        "ns1/b-0 fits queue q2's deserved: allocated + request <= deserved: cpu 0 + 1 = 1 <= 3, "
+        "memory 0 + 2G = 2G <= 6G",
+        "ns1/b-1 fits queue q2's deserved: allocated + request <= deserved: cpu 1 + 1 = 2 <= 3, "
+        "memory 2G + 2G = 4G <= 6G"]
 
 
 def test_refused_allocation_shows_the_sum_over_deserved() -> None:
@@ -92,7 +94,7 @@ def test_refused_allocation_shows_the_sum_over_deserved() -> None:
             podgroup("pg1", "q1"), pod("a", "pg1", {"cpu": "3", "memory": "1Gi"}),
             podgroup("pg2", "q2"), pod("b", "pg2", {"cpu": "3", "memory": "1Gi"})]
     records, _ = _run(objs)
-    assert "queue q1 would exceed its deserved on cpu: allocated + request > deserved: cpu 0 + 3 > 2" in \
+    assert "queue q1 would exceed its deserved on cpu: allocated + request > deserved: cpu 0 + 3 = 3 > 2 (1 over)" in \
         _texts(records, "deserved")[0]
 
 
@@ -116,7 +118,7 @@ def test_enqueue_refusal_names_each_term() -> None:
     records, _ = _run(objs)
     assert _texts(records, "enqueueRealCapability") == [
         "queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds queue q1's "
-        "realCapability on cpu: cpu 3 + 0 + 0 - 0 > 2"]
+        "realCapability on cpu: cpu 3 + 0 + 0 - 0 = 3 > 2 (1 over)"]
 
 
 def test_tracing_changes_no_decision() -> None:
