@@ -62,6 +62,7 @@ class Answer:
     notes: list[str] = field(default_factory=list)  # session notes that concern it
     parts: list[Answer] = field(default_factory=list)  # a job's pods, a queue's jobs
     quirks: list[str] = field(default_factory=list)  # Volcano behaviour a user would not expect
+    final: str = ""  # the state after the last cycle, when more than one ran
 
     @property
     def stopper(self) -> Check | None:
@@ -73,7 +74,7 @@ class Answer:
                 "rule": self.rule, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures],
                 "checks": [c.as_dict() for c in self.checks], "next": self.next,
                 "perCycle": [{"cycle": c, "text": t} for c, t in self.per_cycle], "notes": list(self.notes),
-                "quirks": list(self.quirks), "parts": [p.as_dict() for p in self.parts]}
+                "quirks": list(self.quirks), "final": self.final, "parts": [p.as_dict() for p in self.parts]}
 
 
 @dataclass
@@ -118,13 +119,13 @@ def answer_pod(run: ExplainRun, key: str) -> Answer:
 
 def answer_job(run: ExplainRun, uid: str) -> Answer:
     """A PodGroup's answer: works with or without pods (enqueue's verdict when it has none)."""
-    from capacity.answer_build import build_job
+    from capacity.answer_job import build_job
     return build_job(run, uid)
 
 
 def answer_queue(run: ExplainRun, name: str, verbose: bool = False) -> Answer:
     """A queue's answer: its figures, its jobs counted by outcome, the top reasons (children if not a leaf)."""
-    from capacity.answer_build import build_queue
+    from capacity.answer_queue import build_queue
     return build_queue(run, name, verbose)
 
 

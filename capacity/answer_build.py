@@ -1,28 +1,586 @@
-"""Builds Answers from an ExplainRun's records (see capacity.answer)."""
+"""Builds a pod's and a job's Answer from an ExplainRun's records (see capacity.answer).
+
+A pod's answer, per cycle, is the chain of checks Volcano ran for it, in the order it ran them
+(enqueue per plugin, allocate, backfill, reclaim, preempt), each a plain sentence with the numbers the
+deciding code recorded; the first check of an action that stopped the pod is marked "stopped". Actions
+that never looked at the pod say why ("not reached": a Pending job, a queue overused ...).
+"""
 
 from __future__ import annotations
 
-from capacity.answer import Answer, ExplainRun
+from dataclasses import dataclass
+
+from capacity.answer import Answer, Check, ExplainRun
+from capacity.answer_checks import event_check, node_list, pods_list, reason_text, vote_check
 from capacity.errors import InputError
-from capacity.explain import explain_pod
+from capacity.trace import Record
+
+ROOM_ACTIONS = ("reclaim", "preempt")
+_PLACING = ("allocate", "backfill", "reclaim", "preempt")
+#: The most telling reason among several plugins' (a queue plugin's first).
+_PLUGIN_ORDER = ("capacity", "proportion", "capacity-card", "priority", "drf", "gang", "conformance")
+
+
+@dataclass
+class PodState:
+    """Where a pod stands as a cycle opens, from the cluster before the run and the earlier cycles' records."""
+
+    state: str  # pending | running | terminating | gone
+    node: str = ""
+    evicted_in: int = 0
+
+
+def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
+    pod = run.before.pods[key]
+    st = PodState("terminating" if pod.deleting else ("running" if pod.node_name else "pending"), pod.node_name)
+    for c in range(1, cycle):
+        if st.state == "terminating":
+            st = PodState("gone", st.node, st.evicted_in)
+            continue
+        for r in run.cycle_records(c):
+            if r.subject != key:
+                continue
+            if r.kind == "bind":
+                st = PodState("running", str(r.verdict))
+            elif r.kind == "evict":
+                st = PodState("terminating", st.node, c)
+    return st
+
+
+def job_phase_at_open(run: ExplainRun, uid: str, cycle: int) -> str:
+    phase = run.before.podgroups[uid].phase or "Pending"
+    for c in range(1, cycle):
+        phase = run.results[c - 1].podgroup_phases.get(uid, phase) if c - 1 < len(run.results) else phase
+    return phase or "Pending"
+
+
+def queue_path(run: ExplainRun, queue: str) -> list[str]:
+    path, seen = [], set()
+    while queue and queue not in seen and queue in run.before.queues:
+        seen.add(queue)
+        path.append(queue)
+        queue = run.before.queues[queue].parent or ("root" if queue != "root" and "root" in run.before.queues
+                                                     else "")
+    return path
+
+
+def notes_for(run: ExplainRun, queues: list[str] | None) -> list[str]:
+    """The session notes about these queues (a note naming another queue is left out), or all of them."""
+    notes = run.all_notes()
+    if queues is None:
+        return notes
+    names = set(run.before.queues)
+    out = []
+    for n in notes:
+        named = {q for q in names if _names(n, q)}
+        if not named or named & set(queues):
+            out.append(n)
+    return out
+
+
+def _names(text: str, word: str) -> bool:
+    import re
+    return re.search(rf"(?<![\w/-]){re.escape(word)}(?![\w/-])", text) is not None
+
+
+# ---- one pod in one cycle ------------------------------------------------------------------------------
+
+def _outside_session(run: ExplainRun, key: str) -> Answer | None:
+    pod = run.before.pods[key]
+    subject = f"Pod/{key}"
+    uid = f"{pod.namespace}/{pod.group}"
+    why, rule = "", ""
+    if not pod.group:
+        why, rule = (f"{key} is not scheduled by Volcano: it names no PodGroup (annotation "
+                     "scheduling.k8s.io/group-name)"), "session.noPodGroup"
+    elif uid not in run.before.podgroups:
+        why, rule = f"{key} is not scheduled: its PodGroup {uid} does not exist", "session.podGroupMissing"
+    elif run.before.podgroups[uid].queue not in run.before.queues:
+        why, rule = (f"{key} is not scheduled: queue {run.before.podgroups[uid].queue!r} of PodGroup {uid} does "
+                     "not exist, so Volcano leaves the job out of the session"), "session.queueMissing"
+    if not why:
+        return None
+    check = Check("session", "the pod belongs to a job of a known queue", "stopped", why)
+    return Answer(subject, "pod", "not scheduled", why, rule, 1, checks=[check])
+
+
+def _mentions(r: Record, key: str) -> bool:
+    if isinstance(r.verdict, list) and key in r.verdict:
+        return True
+    return any(x.values.get("task") == key for x in r.reasons)
+
+
+def _best(reasons: list) -> object | None:
+    for plugin in _PLUGIN_ORDER:
+        for r in reasons:
+            if r.plugin == plugin:
+                return r
+    return reasons[0] if reasons else None
+
+
+def _rule(reason: object | None, default: str) -> str:
+    return f"{reason.plugin}.{reason.rule}" if reason is not None else default  # type: ignore[attr-defined]
+
+
+class Chain:
+    """The checks of one pod in one cycle, built from the cycle's records in order."""
+
+    def __init__(self, run: ExplainRun, cycle: int, key: str, uid: str = "") -> None:
+        self.run = run
+        self.cycle = cycle
+        self.key = key  # "" for a job's own chain (a job without pods)
+        if key:
+            pod = run.before.pods[key]
+            uid = f"{pod.namespace}/{pod.group}"
+        self.uid = uid
+        self.queue = run.before.podgroups[self.uid].queue
+        self.records = run.cycle_records(cycle)
+        self.checks: list[Check] = []
+        self.rules: dict[int, str] = {}  # id(check) -> plugin.rule
+        self.preemptor = ""  # whose victims the reclaim / preempt records in flight are about
+
+    def add(self, check: Check, rule: str = "") -> None:
+        last = self.checks[-1] if self.checks else None
+        if last is not None and (last.action, last.name, last.outcome, last.text) == (
+                check.action, check.name, check.outcome, check.text):
+            return  # the same step again (a vote asked once per attempt): said once
+        self.checks.append(check)
+        if rule:
+            self.rules[id(check)] = rule
+
+    def build(self) -> list[Check]:
+        prev_overused: list[Record] = []
+        for i, r in enumerate(self.records):
+            if r.kind.endswith(("Vote", "Result")):
+                self.preemptor = r.subject
+            if r.kind == "overused" and r.subject == self.queue:
+                prev_overused.append(r)
+                continue
+            if r.kind == "queueOverused" and r.subject == self.queue and r.action in ("allocate", "reclaim"):
+                reasons = [x for v in prev_overused for x in v.reasons]
+                text = "; ".join(reason_text(x) for x in reasons) or f"queue {self.queue} is overused"
+                self.add(Check(r.action, f"queue {self.queue} is not overused", "stopped",
+                               f"queue {self.queue} is overused, so {r.action} skips its jobs: {text}",
+                               reasons[0].plugin if reasons else ""), _rule(_best(reasons), "proportion.overused"))
+                prev_overused = []
+                continue
+            if r.subject == self.uid:
+                self._job_record(r)
+            elif self.key and r.subject == self.key:
+                self._pod_record(r, i)
+        return self.checks
+
+    # -- records about the job
+    def _job_record(self, r: Record) -> None:
+        k = r.kind
+        if k == "jobEnqueueable":
+            outcome = {"Reject": "stopped", "Permit": "passed"}.get(r.verdict, "info")
+            rs = list(r.reasons)
+            self.add(vote_check(r, outcome, f"{r.plugin}: may the job leave Pending?"), _rule(_best(rs), ""))
+        elif k.endswith("TierShortCircuit"):
+            self.add(event_check(r, "info", str(r.detail.get("quirk") or "a Permit ended the vote early")))
+        elif k == "enqueue":
+            if r.verdict is True:
+                why = r.detail.get("why") or "admitted"
+                self.add(event_check(r, "passed", f"enqueue admitted job {self.uid} ({why}): its PodGroup moves "
+                                     "from Pending to Inqueue", "enqueue verdict"))
+            else:
+                voted = any(c.action == "enqueue" and c.outcome == "stopped" for c in self.checks)
+                self.add(event_check(r, "info" if voted else "stopped", f"enqueue did not admit job {self.uid}: "
+                                     "its PodGroup stays Pending", "enqueue verdict"), "enqueue.rejected")
+        elif k == "jobValid":
+            self.add(vote_check(r, "stopped", f"{r.plugin}: the job is valid"), _rule(_best(list(r.reasons)),
+                                                                                      "gang.jobValid"))
+        elif k in ("skipJob", "preemptSkipJob"):
+            if not (self.checks and self.checks[-1].name.endswith("the job is valid")
+                    and self.checks[-1].action == r.action):
+                why = r.detail.get("why") or r.verdict
+                self.add(event_check(r, "stopped", f"job {self.uid} is not valid: {why}",
+                                     "the job is valid"), "gang.jobValid")
+        elif k == "jobStarving":
+            tried = any(c.action == r.action and c.name not in ("the job is valid",) for c in self.checks
+                        if c.action in ROOM_ACTIONS)
+            text = "; ".join(reason_text(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
+            if tried:
+                self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "info",
+                               f"{text}, so {r.action} stops trying for it", r.plugin, [], r.cycle))
+            else:
+                self.add(Check(r.action, f"{r.plugin}: is the job starving?", "stopped",
+                               f"{text}; {r.action} only acts for starving jobs", r.plugin, [], r.cycle),
+                         f"{r.plugin}.notStarving")
+        elif k == "gangDiscard":
+            d = r.detail
+            self.add(event_check(r, "stopped", f"job {self.uid} could not place minAvailable "
+                                 f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
+                                 "rolled back its placements", "gang: minAvailable placed together"),
+                     "gang.minAvailable")
+        elif k == "jobPipelined" and r.verdict == "Reject":
+            self.add(vote_check(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
+        elif k == "preemptCommit":
+            self.add(event_check(r, "passed", f"preempt kept its {r.detail.get('operations')} operations for "
+                                 f"job {self.uid} (the job is pipelined)"))
+        elif k == "preemptRollback":
+            self.add(event_check(r, "stopped", f"preempt undid its {r.detail.get('operations')} operations: "
+                                 f"{r.detail.get('why')}"), "preempt.rollback")
+
+    # -- records about the pod
+    def _pod_record(self, r: Record, i: int) -> None:
+        k, a = r.kind, r.action
+        if k == "allocatable":
+            ok = r.verdict is True
+            outcome = "passed" if ok else ("stopped" if a in ("allocate", "backfill") else "info")
+            self.add(vote_check(r, outcome, f"{r.plugin}: the queue has room for the pod"),
+                     _rule(_best(list(r.reasons)), f"{r.plugin}.allocatable"))
+        elif k == "noFit":
+            self.add(event_check(r, "stopped", f"no node fits it: {r.verdict}", "a node fits the pod"),
+                     "allocate.nodeFit")
+        elif k == "prePredicateFailed":
+            self.add(event_check(r, "stopped", f"the pre-filter failed: {r.verdict}"), "predicates.prePredicate")
+        elif k == "roleAlreadyFailed":
+            self.add(event_check(r, "stopped", f"another pod of role {r.detail.get('role')!r} already found no node "
+                                 "this cycle, so Volcano skips the rest of that role"), "allocate.roleFitError")
+        elif k == "nodeChosen":
+            n = r.detail.get("feasible", 0)
+            text = f"{r.verdict} was the only feasible node" if n == 1 else \
+                f"{r.verdict} scored best of {n} feasible nodes"
+            self.add(event_check(r, "passed", text, "a node fits the pod"), "allocate.nodeFit")
+        elif k == "scoreTie":
+            tied = list(r.detail.get("tied") or [])
+            self.add(event_check(r, "info", f"{node_list(tied)} scored the same; {r.verdict} was taken"
+                                 + (f" ({r.detail['note']})" if r.detail.get("note") else "")))
+        elif k == "allocate":
+            self.add(event_check(r, "passed", f"allocated to {r.verdict}"))
+        elif k == "pipeline":
+            self.add(event_check(r, "passed", f"pipelined onto {r.verdict}: it will use resources being released "
+                                 "there"))
+        elif k == "discard":
+            self.add(event_check(r, "info", f"its tentative {r.verdict} was rolled back"))
+        elif k == "bind":
+            self.add(event_check(r, "passed", f"bound to {r.verdict}"))
+        elif k == "preemptionPolicyNever":
+            self.add(event_check(r, "stopped", "its preemptionPolicy is Never, so it takes nothing from others"),
+                     f"{a}.preemptionPolicyNever")
+        elif k == "preemptive":
+            ok = r.verdict is True
+            self.add(vote_check(r, "passed" if ok else "stopped", f"{r.plugin}: may its queue take resources back?"),
+                     _rule(_best(list(r.reasons)), f"{a}.notPreemptive"))
+        elif k.endswith("Vote"):
+            self._vote(r)
+        elif k.endswith("Result"):
+            self._result(r)
+        elif k == "victimsInsufficient":
+            if "nodes" in r.detail:
+                text = (f"evicting every preemptable pod of other queues on {node_list(r.detail['nodes'])} would "
+                        "not free enough for it")
+            else:
+                text = (f"the victims allowed on {r.verdict} ({pods_list(r.detail.get('victims') or [])}) would "
+                        "not free enough for it")
+            self.add(event_check(r, "stopped", text, "the victims free enough room"), "reclaim.victimsInsufficient")
+        elif k in ("preemptFailed", "preemptNotEligible", "preemptNoNodes", "preemptNoCandidates",
+                   "preemptNoVictims", "preemptNodeRejected", "preemptRollback"):
+            why = r.detail.get("why") or ""
+            if k == "preemptFailed" and not why:
+                why = "it found no node where evicting allowed victims makes room" if \
+                    r.detail.get("phase") == "betweenJobs" else "no placement"
+            if k == "preemptRollback":
+                why = (f"evicting victims on {r.verdict} still did not let it fit (queue limit, node or "
+                       "predicates), so the evictions were rolled back")
+            if k == "preemptNoCandidates":
+                why = ("no node becomes feasible by evicting allowed victims (topology-aware preemption needs at "
+                       "least one victim per candidate node)")
+            if "nodes" in r.detail and k != "preemptNoCandidates":
+                why = f"{why} (on {node_list(r.detail['nodes'])})"
+            phase = r.detail.get("phase")
+            where = {"betweenJobs": " from other jobs of its queue", "withinJob": " from its own job"}.get(phase, "")
+            from capacity.glossary import words
+            self.add(event_check(r, "stopped", f"{words(k)}{where}: {why}"), f"preempt.{k}")
+
+    def _vote(self, r: Record) -> None:
+        tier = int(r.detail.get("tier", 0)) + 1
+        victims = list(r.verdict) if isinstance(r.verdict, list) else []
+        kept = [x for x in r.reasons if x.values.get("task") not in victims]
+        by_rule: dict[str, list] = {}
+        for x in kept:
+            by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
+        why = "; ".join(f"{len(xs)} kept: {reason_text(xs[0])}" if len(xs) > 1 else reason_text(xs[0])
+                        for xs in by_rule.values())
+        offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
+        self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
+                       offer + (f" ({why})" if why else ""), r.plugin, [], r.cycle))
+
+    def _result(self, r: Record) -> None:
+        tier = int(r.detail.get("tier", -1))
+        if tier < 0:
+            self.add(Check(r.action, "the victims", "stopped", "no tier of plugins offered a victim", "", [],
+                           r.cycle), f"{r.action}.noVictims")
+            return
+        later = str(r.detail.get("quirk") or "")
+        text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
+        if later:
+            text += f"; {later}"
+        self.add(Check(r.action, "the victims", "passed", text, "", [], r.cycle))
+
+
+def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
+    return next((c for c in checks if c.outcome == "stopped" and (action is None or c.action == action)), None)
+
+
+def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
+    """Checks for the configured actions that recorded nothing for the pod: why they did not act."""
+    actions = [a for a in chain.run.before.conf.actions if a in ("enqueue", *_PLACING)]
+    have = {c.action for c in chain.checks}
+    enq = next((c for c in chain.checks if c.action == "enqueue" and c.name == "enqueue verdict"), None)
+    job_pending = (phase_open in ("Pending", "") and (enq is None or "did not admit" in enq.text))
+    out: list[Check] = []
+    for a in actions:
+        if a in have:
+            out.extend(c for c in chain.checks if c.action == a)
+            continue
+        if a == "enqueue":
+            if not job_pending:
+                out.append(Check(a, "the job is past Pending", "passed", f"job {chain.uid} was already {phase_open} "
+                                 "as the cycle opened; enqueue decides only Pending jobs", "", [], chain.cycle))
+            continue
+        if job_pending:
+            out.append(Check(a, "the job is past Pending", "not reached",
+                             f"only jobs that are Inqueue or Running are considered; job {chain.uid} is still "
+                             "Pending", "", [], chain.cycle))
+        elif not still_pending:
+            continue
+        elif a == "allocate":
+            sib = _sibling_no_fit(chain)
+            if sib is not None:
+                out.append(Check(a, "allocate tried the pod", "stopped", f"not tried: {sib.subject} of the same job "
+                                 f"found no node first ({sib.verdict}), and allocate stops a job there", "", [],
+                                 chain.cycle))
+                chain.rules[id(out[-1])] = "allocate.jobStopped"
+        elif a == "reclaim":
+            out.append(Check(a, "pods of other queues to take back", "info",
+                             "reclaim found nothing to evict for it: no node runs a Running, preemptable pod of "
+                             "another reclaimable queue", "", [], chain.cycle))
+        elif a == "preempt":
+            out.append(Check(a, "pods of its queue to preempt", "info",
+                             "preempt recorded no attempt for it", "", [], chain.cycle))
+    rest = [c for c in chain.checks if c.action not in actions]
+    chain.checks = out + rest
+
+
+def _sibling_no_fit(chain: Chain) -> Record | None:
+    pods = chain.run.before.pods
+    for r in chain.records:
+        if r.kind == "noFit" and r.action == "allocate" and r.subject != chain.key and r.subject in pods:
+            p = pods[r.subject]
+            if f"{p.namespace}/{p.group}" == chain.uid:
+                return r
+    return None
+
+
+# ---- a running pod as a candidate victim ------------------------------------------------------------------
+
+def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str]:
+    """Each attempt that weighed the pod as a victim: the deciding tier's votes on it, and the outcome.
+
+    Returns the checks, the evict record (if evicted) and the plugin.rule that decided its fate.
+    """
+    recs = run.cycle_records(cycle)
+    checks: list[Check] = []
+    rule = ""
+    evict = next((r for r in recs if r.kind == "evict" and r.subject == key), None)
+    votes: dict[str, list[Record]] = {}
+    for r in recs:
+        if r.kind.endswith("Vote") and isinstance(r.verdict, list):
+            votes.setdefault(r.subject, []).append(r)
+            continue
+        if not (r.kind.endswith("Result") and isinstance(r.verdict, list)):
+            continue
+        mine, votes[r.subject] = votes.get(r.subject, []), []
+        if not any(_mentions(v, key) for v in mine):
+            continue
+        tier = int(r.detail.get("tier", -1))
+        decided = [v for v in mine if int(v.detail.get("tier", 0)) == tier] if tier >= 0 else mine
+        for v in decided:
+            said = [x for x in v.reasons if x.values.get("task") == key]
+            chosen = key in v.verdict
+            text = "; ".join(reason_text(x) for x in said) or (
+                f"{v.plugin} offers it as a victim" if chosen else f"{v.plugin} does not offer it")
+            checks.append(Check(r.action, f"tier {int(v.detail.get('tier', 0)) + 1}, {v.plugin}: may it go for "
+                                f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin, [], cycle))
+            if not chosen and not rule:
+                rule = _rule(said[0] if said else None, f"{v.plugin}.kept")
+        if tier >= 0:
+            verdict = "a victim" if key in r.verdict else "not a victim"
+            later = str(r.detail.get("quirk") or "")
+            checks.append(Check(r.action, "the deciding tier", "info", f"tier {tier + 1} decided for "
+                                f"{r.subject}: {key} is {verdict}" + (f"; {later}" if later else ""), "", [], cycle))
+            if key in r.verdict:
+                said = [x for v in decided for x in v.reasons if x.values.get("task") == key]
+                rule = _rule(_best(said), f"{r.action}.victim") if evict is not None else rule
+        else:
+            checks.append(Check(r.action, "the deciding tier", "info", f"no tier offered any victim for "
+                                f"{r.subject}", "", [], cycle))
+    return checks, evict, rule
+
+
+# ---- answers ---------------------------------------------------------------------------------------------
+
+def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
+    """The pod's answer for one cycle."""
+    subject = f"Pod/{key}"
+    st = pod_state(run, key, cycle)
+    if st.state == "gone":
+        text = f"{key} no longer exists: evicted in cycle {st.evicted_in}, it was deleted before this cycle"
+        return Answer(subject, "pod", "gone", text, "evicted.gone", cycle)
+    if st.state == "terminating":
+        text = (f"{key} is terminating on {st.node}" + (f" (evicted in cycle {st.evicted_in})" if st.evicted_in else "")
+                + "; it holds its resources until it is gone")
+        return Answer(subject, "pod", "terminating", text, "evicted.terminating", cycle)
+    if st.state == "running":
+        checks, evict, rule = _victim_checks(run, cycle, key)
+        if evict is not None:
+            tentative = next((r for r in run.cycle_records(cycle) if r.kind == "tentativeEvict" and r.subject == key),
+                             None)
+            preemptor = _preemptor_of(run, cycle, key)
+            deciding = [c for c in checks if c.outcome == "passed" and c.action == evict.action]
+            why = _best_check(deciding)
+            text = f"evicted by {evict.action} on {evict.detail.get('node') or st.node}" + (
+                f" to make room for {preemptor}" if preemptor else "") + (f": {why.text}" if why else "")
+            if tentative is not None:
+                checks.append(event_check(tentative, "info", f"marked for eviction on {tentative.detail.get('node')}"))
+            checks.append(event_check(evict, "passed", f"evicted from {evict.detail.get('node') or st.node}"))
+            return Answer(subject, "pod", "evicted", text, rule or f"{evict.action}.evicted", cycle, checks=checks,
+                          next="it terminates; its resources are free once it is gone (the next cycle at the earliest)")
+        stop = next((c for c in reversed(checks) if c.outcome == "stopped"), None)
+        if stop is not None:
+            text = f"{key} keeps running on {st.node}: {stop.text}"
+        elif checks:
+            text = f"{key} keeps running on {st.node}: allowed as a victim, but the preemptor did not need it"
+        else:
+            text = f"{key} runs on {st.node}; no decision of this cycle touched it"
+        return Answer(subject, "pod", "running", text, rule or "none", cycle, checks=checks)
+    return _pending_pod_cycle(run, cycle, key)
+
+
+def _best_check(checks: list[Check]) -> Check | None:
+    for plugin in _PLUGIN_ORDER:
+        for c in checks:
+            if c.plugin == plugin:
+                return c
+    return checks[0] if checks else None
+
+
+def _preemptor_of(run: ExplainRun, cycle: int, key: str) -> str:
+    last = ""
+    for r in run.cycle_records(cycle):
+        if r.kind.endswith("Result") and isinstance(r.verdict, list) and key in r.verdict:
+            last = r.subject
+        if r.kind == "tentativeEvict" and r.subject == key:
+            return last
+    return last
+
+
+def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
+    subject = f"Pod/{key}"
+    chain = Chain(run, cycle, key)
+    chain.build()
+    recs = chain.records
+    bind = next((r for r in recs if r.kind == "bind" and r.subject == key), None)
+    pipes = [r for r in recs if r.kind == "pipeline" and r.subject == key]
+    pipe = pipes[-1] if pipes else None
+    if pipe is not None and any(r.kind == "discard" and r.subject == key and r.verdict == "pipeline"
+                                for r in recs[recs.index(pipe):]):
+        pipe = None
+    allocs = [r for r in recs if r.kind == "allocate" and r.subject == key]
+    alloc = allocs[-1] if allocs and not any(r.kind == "discard" and r.subject == key
+                                             for r in recs[recs.index(allocs[-1]):]) else None
+    phase = job_phase_at_open(run, chain.uid, cycle)
+    add_not_reached(chain, phase, bind is None and pipe is None and alloc is None)
+    checks = chain.checks
+    if bind is not None:
+        allow = [c for c in checks if c.action == bind.action and c.outcome == "passed" and c.plugin]
+        best = _best_check(allow)
+        node_says = next((c.text for c in checks if c.action == bind.action and c.name == "a node fits the pod"
+                          and c.outcome == "passed"), "")
+        why = best.text if best else ("it requests no resources (BestEffort), so only the predicates decide"
+                                      if bind.action == "backfill" else "it fits a node and no queue plugin limits it")
+        text = f"bound to {bind.verdict} by {bind.action}: {why}" + (f"; {node_says}" if node_says else "")
+        rule = chain.rules.get(id(best), "") if best else ""
+        return Answer(subject, "pod", "bound", text, rule or f"{bind.action}.nodeFit", cycle, checks=checks)
+    if pipe is not None:
+        if pipe.action in ROOM_ACTIONS:
+            evicted = [r.subject for r in recs[:recs.index(pipe)] if r.kind == "tentativeEvict"
+                       and r.action == pipe.action]
+            freed = f" after evicting {pods_list(evicted)}" if pipe.detail.get("evictionOccurred") and evicted else \
+                " (the node's future idle resources already fit it)"
+            text = f"pipelined onto {pipe.verdict} by {pipe.action}{freed}"
+            return Answer(subject, "pod", "pipelined", text, f"{pipe.action}.pipelined", cycle, checks=checks,
+                          next=f"it waits for the victims to terminate; allocate binds it in a later cycle "
+                               f"(cycle {cycle + 1} at the earliest) if it still fits then")
+        text = (f"pipelined onto {pipe.verdict} by allocate: the node's idle resources do not fit it yet, only its "
+                "future idle (resources being released) do")
+        return Answer(subject, "pod", "pipelined", text, "allocate.pipelined", cycle, checks=checks,
+                      next="it binds in a later cycle once those resources are released")
+    if alloc is not None:
+        text = (f"allocated to {alloc.verdict} but not bound: job {chain.uid} is not ready (fewer than minAvailable "
+                "pods allocated, the rest only pipelined), so Volcano keeps the placement uncommitted")
+        return Answer(subject, "pod", "pending", text, "gang.jobReady", cycle, checks=checks)
+    return _pending_sentence(chain, subject, phase)
+
+
+def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
+    checks = chain.checks
+    first = first_stopped(checks)
+    if first is None:
+        if "allocate" not in chain.run.before.conf.actions:
+            text = (f"pending: the scheduler configuration runs no allocate action "
+                    f"({', '.join(chain.run.before.conf.actions) or 'none'}), so nothing places it")
+            return Answer(subject, "pod", "pending", text, "conf.noAllocate", chain.cycle, checks=checks)
+        text = "pending: no action placed or stopped it in this cycle"
+        return Answer(subject, "pod", "pending", text, "session.notConsidered", chain.cycle, checks=checks)
+    rule = chain.rules.get(id(first), "") or f"{first.action}.{first.plugin or 'stopped'}"
+    if first.action == "enqueue":
+        vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
+        rule = chain.rules.get(id(vote), "") or rule
+        text = f"pending: enqueue did not admit job {chain.uid}: {vote.text}"
+        if any(c.outcome == "not reached" for c in checks):
+            text += "; allocate, reclaim and preempt only consider jobs that are Inqueue or Running, so none tried it"
+        return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
+                      next="waits in Pending: enqueue tries the job again every cycle")
+    parts = [f"pending because {first.text}" if first.action != "allocate" or "no node" not in first.text
+             else f"pending: {first.text}"]
+    for a in ROOM_ACTIONS:
+        stop = first_stopped(checks, a)
+        if stop is not None and stop is not first:
+            parts.append(f"{a} did not make room: {stop.text}")
+    return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
+                  next="waits: each cycle runs the same checks again")
 
 
 def build_pod(run: ExplainRun, key: str) -> Answer:
-    e = explain_pod(run.records, run.before, key)
-    return Answer(e.subject, "pod", e.outcome, e.sentence, e.rule, e.cycle, quirks=list(e.quirks))
+    if key not in run.before.pods:
+        raise InputError(f"Pod/{key}", "", "no such pod in the cluster")
+    static = _outside_session(run, key)
+    if static is not None:
+        return static
+    per = [pod_cycle(run, c, key) for c in range(1, run.cycles + 1)]
+    main = next((a for a in per if a.outcome == "evicted"), None) or \
+        next((a for a in per if a.outcome == "bound"), None) or per[-1]
+    if main.outcome in ("gone", "terminating"):
+        main = next((a for a in per if a.outcome not in ("gone", "terminating")), main)
+    pod = run.before.pods[key]
+    main.notes = notes_for(run, queue_path(run, run.before.podgroups[f"{pod.namespace}/{pod.group}"].queue))
+    if run.cycles > 1:
+        main.per_cycle = [(a.cycle, f"{a.outcome}: {a.sentence}") for a in per]
+        main.final = final_state(run, key)
+    return main
 
 
-def build_job(run: ExplainRun, uid: str) -> Answer:
-    pg = run.before.podgroups.get(uid)
-    if pg is None:
-        raise InputError(f"PodGroup/{uid}", "", "no such PodGroup in the cluster")
-    pods = sorted(k for k, p in run.before.pods.items() if p.group == pg.name and p.namespace == pg.namespace)
-    parts = [build_pod(run, k) for k in pods]
-    return Answer(f"PodGroup/{uid}", "job", pg.phase or "Pending", f"job {uid}", "none", run.cycles, parts=parts)
-
-
-def build_queue(run: ExplainRun, name: str, verbose: bool = False) -> Answer:
-    if name not in run.before.queues:
-        raise InputError(f"Queue/{name}", "", "no such queue in the cluster")
-    parts = [build_job(run, uid) for uid, pg in sorted(run.before.podgroups.items()) if pg.queue == name]
-    return Answer(f"Queue/{name}", "queue", "", f"queue {name}", "none", run.cycles, parts=parts)
+def final_state(run: ExplainRun, key: str) -> str:
+    pod = run.after.pods.get(key)
+    if pod is None:
+        return f"after cycle {run.cycles}: {key} is gone (evicted and deleted)"
+    if pod.deleting:
+        return f"after cycle {run.cycles}: {key} is terminating on {pod.node_name}"
+    if pod.node_name:
+        return f"after cycle {run.cycles}: {key} runs on {pod.node_name}"
+    nominated = f" (nominated to {pod.nominated_node})" if pod.nominated_node else ""
+    return f"after cycle {run.cycles}: {key} is pending{nominated}"

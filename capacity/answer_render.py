@@ -1,18 +1,49 @@
-"""Plain-text rendering of an Answer (capacity.answer)."""
+"""Plain-text rendering of an Answer (capacity.answer): the sentence first, then the chain of checks."""
 
 from __future__ import annotations
 
-from capacity.answer import Answer
+from capacity.answer import Answer, Check
+
+_MARK = {"passed": "ok", "stopped": "STOP", "not reached": "--", "info": "  "}
 
 
-def render(a: Answer, verbose: bool = False) -> str:
-    lines = [f"{a.subject}: {a.outcome}  [{a.rule}]", f"  {a.sentence}"]
-    for c in a.checks:
-        lines.append(f"  {'x' if c.outcome == 'stopped' else '-'} {c.action}: {c.name}: {c.text}")
-    lines += [f"  cycle {c}: {t}" for c, t in a.per_cycle]
+def _check_line(c: Check, first_stop: Check | None) -> str:
+    mark = _MARK.get(c.outcome, "  ")
+    tag = "  <- first to stop it" if c is first_stop else ""
+    return f"    [{mark:>4}] {c.action}: {c.name}: {c.text}{tag}"
+
+
+def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
+    lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})  [{a.rule}]", f"  {a.sentence}"]
+    if a.checks:
+        lines.append("  checks, in the order Volcano ran them:")
+        stop = a.stopper if a.outcome in ("pending", "not admitted", "not scheduled") else None
+        i = 0
+        while i < len(a.checks):
+            c = a.checks[i]
+            same = [c]
+            while c.outcome == "not reached" and i + len(same) < len(a.checks) and \
+                    (a.checks[i + len(same)].outcome, a.checks[i + len(same)].name, a.checks[i + len(same)].text) == \
+                    (c.outcome, c.name, c.text):
+                same.append(a.checks[i + len(same)])
+            line = _check_line(c, stop)
+            if len(same) > 1:
+                line = line.replace(f"] {c.action}:", f"] {', '.join(x.action for x in same)}:", 1)
+            lines.append(line)
+            i += len(same)
+    lines += [f"  ! Volcano quirk: {q}" for q in a.quirks]
+    if a.per_cycle:
+        lines.append("  cycle by cycle:")
+        lines += [f"    cycle {c}: {t}" for c, t in a.per_cycle]
+    if a.final:
+        lines.append(f"  final: {a.final}")
     if a.next:
         lines.append(f"  next: {a.next}")
-    lines += [f"  note: {n}" for n in a.notes]
-    for p in a.parts:
-        lines += ["  " + x for x in render(p, verbose).splitlines()]
-    return "\n".join(lines)
+    if a.notes:
+        lines.append("  session notes:")
+        lines += [f"    - {n}" for n in a.notes]
+    if a.parts:
+        lines.append("  pods:" if a.kind == "job" else "  parts:")
+        for p in a.parts:
+            lines.append(f"    {p.subject}: {p.outcome} (cycle {p.cycle}): {p.sentence}")
+    return "\n".join(indent + x for x in lines)

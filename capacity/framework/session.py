@@ -613,6 +613,8 @@ class Session:
         for name, fn in self.flat("jobValid"):
             ok, reason = fn(job)
             if not ok:
+                if self.trace.enabled:
+                    self.trace.because(name, "jobValid", reason)
                 self.trace.vote("jobValid", job.uid, name, False)
                 return False, reason
         return True, ""

@@ -1,0 +1,118 @@
+"""From trace records to Checks: one plain sentence per step, with the numbers the deciding code recorded.
+
+Nothing is computed here beyond formatting: the numbers are the values a plugin filed with its reason
+(`Reason.values`) or an action with its outcome (`Record.detail`), shown in the user's units.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from capacity.answer import Check, Figure
+from capacity.glossary import words
+from capacity.quantity import format_number, format_resource_value
+from capacity.trace import Reason, Record
+
+#: Known layouts of a reason's per-dimension numbers: the keys and how they combine in the check.
+_TEMPLATES: list[tuple[tuple[str, ...], str]] = [
+    (("minResources", "allocated", "inqueue", "elastic", "realCapability"),
+     "minResources {minResources} + allocated {allocated} + inqueue {inqueue} - elastic {elastic} > "
+     "realCapability {realCapability}"),
+    (("inqueue", "minResources", "idle"), "inqueue {inqueue} + minResources {minResources} > idle {idle}"),
+    (("allocated", "request", "realCapability"), "allocated {allocated} + request {request} > "
+                                                  "realCapability {realCapability}"),
+    (("allocated", "request", "deserved"), "allocated {allocated} + request {request} > deserved {deserved}"),
+]
+_HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d")
+
+
+def shown(dim: str, v: Any) -> str:
+    """A recorded value in the user's units (strings, already formatted by the recorder, pass through)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return str(v)
+    return format_resource_value(dim, float(v))
+
+
+def _per_dim(values: dict[str, Any]) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The dimensions a reason's values speak of, and its dict-valued entries (name -> {dim: value})."""
+    dicts = {k: v for k, v in values.items() if isinstance(v, dict) and v
+             and all(isinstance(x, int | float) for x in v.values())}
+    dims = [str(d) for d in values.get("dimensions") or []]
+    for d in dicts.values():
+        dims.extend(k for k in d if k not in dims)
+    return dims, dicts
+
+
+def figures_of(reason: Reason) -> list[Figure]:
+    """Every number a reason carries, named after its queue (if any), key and dimension."""
+    values = reason.values or {}
+    owner = str(values.get("queue") or "")
+    dims, dicts = _per_dim(values)
+    out: list[Figure] = []
+    for key, per in dicts.items():
+        for dim in dims:
+            if dim in per:
+                out.append(Figure(" ".join(x for x in (owner, key, dim) if x), shown(dim, per[dim]),
+                                  float(per[dim])))
+    for key, v in values.items():
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            out.append(Figure(key, format_number(float(v)), float(v)))
+    return out
+
+
+def numbers_phrase(reason: Reason) -> str:
+    """'cpu: minResources 3 + allocated 1 + inqueue 0 - elastic 1 > realCapability 2' from a reason's values."""
+    values = reason.values or {}
+    dims, dicts = _per_dim(values)
+    if not dicts:
+        return ""
+    parts = []
+    for dim in dims:
+        have = {k: shown(dim, d[dim]) for k, d in dicts.items() if dim in d}
+        template = next((t for keys, t in _TEMPLATES if set(keys) <= set(have)), None)
+        if template is not None:
+            parts.append(f"{dim}: " + template.format(**have))
+        else:
+            parts.append(f"{dim}: " + ", ".join(f"{k} {v}" for k, v in have.items()))
+    return "; ".join(parts)
+
+
+def reason_text(reason: Reason) -> str:
+    """The reason's sentence, with its recorded numbers added when the sentence does not show them."""
+    text = reason.text
+    phrase = numbers_phrase(reason)
+    if phrase and not _HAS_SUM.search(text):
+        return f"{text} ({phrase})"
+    return text
+
+
+def vote_check(rec: Record, outcome: str, name: str = "") -> Check:
+    """One plugin's vote: its reason (or, without one, what it answered)."""
+    reasons = list(rec.reasons)
+    verdict = {True: "passes", False: "refuses", "Permit": "permits", "Reject": "rejects",
+               "Abstain": "abstains"}.get(rec.verdict, str(rec.verdict)) if isinstance(rec.verdict, bool | str) \
+        else str(rec.verdict)
+    text = "; ".join(reason_text(r) for r in reasons) if reasons else f"{rec.plugin} {verdict}"
+    figures = [f for r in reasons for f in figures_of(r)]
+    return Check(rec.action, name or f"{rec.plugin}: {words(rec.kind)}", outcome, text, rec.plugin, figures,
+                 rec.cycle)
+
+
+def event_check(rec: Record, outcome: str, text: str, name: str = "") -> Check:
+    return Check(rec.action, name or words(rec.kind), outcome, text, rec.plugin, [], rec.cycle)
+
+
+def node_list(nodes: list[Any], shown_max: int = 3) -> str:
+    """'n1', 'n1 and n2', 'n1, n2, n3 and 5 more nodes'."""
+    names = [str(n) for n in nodes]
+    if len(names) <= shown_max:
+        return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    return f"{', '.join(names[:shown_max])} and {len(names) - shown_max} more nodes"
+
+
+def pods_list(keys: list[Any], shown_max: int = 6) -> str:
+    names = [str(k) for k in keys]
+    if len(names) <= shown_max:
+        return ", ".join(names) or "none"
+    return f"{', '.join(names[:shown_max])} and {len(names) - shown_max} more"

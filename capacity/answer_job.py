@@ -1,0 +1,104 @@
+"""A job's (PodGroup's) and a queue's Answer, built on the pods' answers (capacity.answer_build)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from capacity.answer import Answer, Check, ExplainRun, Figure
+from capacity.answer_build import (
+    Chain,
+    add_not_reached,
+    build_pod,
+    first_stopped,
+    job_phase_at_open,
+    notes_for,
+    queue_path,
+)
+from capacity.errors import InputError
+from capacity.quantity import format_resource_value
+
+_ORDER = ("evicted", "bound", "pipelined", "pending", "running", "terminating", "gone", "not scheduled")
+
+
+def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, list[Check], str]:
+    """outcome, sentence, rule, checks, next of the job itself (its PodGroup) in one cycle."""
+    chain = Chain(run, cycle, "", uid)
+    chain.build()
+    phase = job_phase_at_open(run, uid, cycle)
+    add_not_reached(chain, phase, True)
+    checks = [c for c in chain.checks if c.outcome != "info" or c.action == "enqueue"]
+    after = run.results[cycle - 1].podgroup_phases.get(uid, phase) if cycle - 1 < len(run.results) else phase
+    stop = first_stopped(checks)
+    if stop is not None and stop.action == "enqueue":
+        vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
+        text = (f"job {uid} stays Pending: enqueue did not admit it: {vote.text}; allocate, reclaim and preempt only "
+                "consider jobs that are Inqueue or Running, so nothing was placed or evicted for it")
+        return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
+            "waits in Pending: enqueue tries the job again every cycle"
+    if phase in ("Pending", "") and after not in ("Pending", ""):
+        return "admitted", f"job {uid} was admitted by enqueue: Pending -> {after}", "enqueue.admitted", checks, ""
+    if phase in ("Pending", "") and "enqueue" not in run.before.conf.actions:
+        text = f"job {uid} stays Pending: the scheduler configuration runs no enqueue action"
+        return "not admitted", text, "conf.noEnqueue", checks, ""
+    return after.lower() or "pending", f"job {uid} is {after}", "none", checks, ""
+
+
+def build_job(run: ExplainRun, uid: str) -> Answer:
+    """A PodGroup's answer: works with or without pods (then enqueue's verdict is the answer)."""
+    pg = run.before.podgroups.get(uid)
+    if pg is None:
+        raise InputError(f"PodGroup/{uid}", "", "no such PodGroup in the cluster")
+    subject = f"PodGroup/{uid}"
+    if pg.queue not in run.before.queues:
+        text = (f"job {uid} is not scheduled: its queue {pg.queue!r} does not exist, so Volcano leaves it out of the "
+                "session")
+        return Answer(subject, "job", "not scheduled", text, "session.queueMissing", 1,
+                      checks=[Check("session", "the job's queue exists", "stopped", text)])
+    pods = sorted(k for k, p in run.before.pods.items() if p.group == pg.name and p.namespace == pg.namespace)
+    parts = [build_pod(run, k) for k in pods]
+    per = [_job_cycle(run, uid, c) for c in range(1, run.cycles + 1)]
+    decisive = next((i for i, p in enumerate(per) if p[0] in ("not admitted", "admitted")), len(per) - 1)
+    if any(p[0] == "admitted" for p in per):
+        decisive = next(i for i, p in enumerate(per) if p[0] == "admitted")
+    outcome, text, rule, checks, nxt = per[decisive]
+    figures = [Figure("minAvailable", str(pg.min_member), float(pg.min_member))]
+    if pg.min_resources is not None:
+        for dim, v in _dims(pg.min_resources).items():
+            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v), v))
+    if parts:
+        counts = Counter(p.outcome for p in parts)
+        summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
+        if outcome != "not admitted":
+            stuck = next((p for p in parts if p.outcome == "pending"), None)
+            text = f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} pods: {summary}"
+            if stuck is not None:
+                text += f"; {stuck.subject[4:]} {stuck.sentence}"
+                rule = stuck.rule
+                checks = checks + [c for c in stuck.checks if c.action != "enqueue"]
+            elif rule == "none":
+                rule = parts[0].rule
+        else:
+            text += f" ({len(parts)} pods wait with it)"
+    else:
+        text += "; it has no pods in the cluster, so there is nothing to place" if outcome != "not admitted" else \
+            "; it has no pods in the cluster yet"
+    a = Answer(subject, "job", outcome, text, rule, decisive + 1, figures=figures, checks=checks, next=nxt,
+               parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
+    if run.cycles > 1:
+        a.per_cycle = [(i + 1, f"{p[0]}: {p[1]}") for i, p in enumerate(per)]
+        after = run.after.podgroups.get(uid)
+        a.final = f"after cycle {run.cycles}: PodGroup {uid} is {after.phase if after else 'gone'}"
+    return a
+
+
+def _dims(r: object) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for name in ("cpu", "memory"):
+        v = getattr(r, name, 0.0)
+        if v:
+            out[name] = float(v)
+    scalars = getattr(r, "scalars", None) or {}
+    for name, v in dict(scalars).items():
+        if v:
+            out[str(name)] = float(v)
+    return out

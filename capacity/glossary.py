@@ -1,0 +1,77 @@
+"""Plain words for every kind of decision record (capacity.trace), so no answer shows an internal name.
+
+`tests/unit/test_answer_glossary.py` checks that every kind the engine files (`.event(` / `.vote(` in
+capacity/) has an entry here.
+"""
+
+from __future__ import annotations
+
+#: record kind -> what it means, in words a user of Volcano knows.
+KINDS: dict[str, str] = {
+    # enqueue
+    "jobEnqueueable": "enqueue check (may the job leave Pending?)",
+    "jobEnqueueableTierShortCircuit": "a plugin's Permit ended the enqueue vote early",
+    "enqueue": "enqueue verdict (Pending -> Inqueue)",
+    # allocate / backfill
+    "jobValid": "job validity check (enough pods for its minAvailable)",
+    "skipJob": "job skipped as not valid",
+    "allocateJob": "allocate took up the job",
+    "namespaceDone": "allocate finished a namespace",
+    "queueOverused": "queue is overused (allocated reached deserved)",
+    "overused": "overused check of the queue",
+    "allocatable": "queue room check for the pod",
+    "notAllocatable": "the queue has no room for the pod",
+    "roleAlreadyFailed": "another pod of the same role already found no node",
+    "prePredicateFailed": "the pod's pre-filter failed",
+    "noFit": "no node fits the pod",
+    "nodeChosen": "node chosen for the pod",
+    "scoreTie": "several nodes scored the same",
+    "allocate": "pod allocated to a node",
+    "pipeline": "pod pipelined onto a node (waits for resources being released)",
+    "discard": "a tentative placement or eviction rolled back",
+    "gangDiscard": "the job's placements rolled back (fewer than minAvailable placed)",
+    "jobPipelined": "check that the job has enough pods placed or pipelined",
+    "jobPipelinedTierShortCircuit": "a plugin's Permit ended the pipelined vote early",
+    "bind": "pod bound to a node",
+    # reclaim / preempt
+    "jobStarving": "starving check (does the job still need pods placed?)",
+    "preemptionPolicyNever": "the pod's preemptionPolicy is Never",
+    "preemptive": "may the queue take resources back (reclaim)?",
+    "notPreemptive": "the queue may not take resources back",
+    "reclaimableVote": "a plugin's choice of pods reclaim may evict",
+    "reclaimableResult": "the pods reclaim may evict (the deciding tier's answer)",
+    "preemptableVote": "a plugin's choice of pods preempt may evict",
+    "preemptableResult": "the pods preempt may evict (the deciding tier's answer)",
+    "victimsInsufficient": "the allowed victims would not free enough",
+    "tentativeEvict": "victim marked for eviction (committed only if the attempt succeeds)",
+    "evict": "pod evicted",
+    "preemptSkipJob": "job skipped by preempt as not valid",
+    "preemptFailed": "preempt found no placement for the pod",
+    "preemptCommit": "preempt kept its evictions (the job is pipelined)",
+    "preemptRollback": "preempt undid its evictions",
+    "preemptNotEligible": "the pod may not preempt",
+    "preemptNoNodes": "no node passes the preemption filters",
+    "preemptNoVictims": "no node has victims enough to make room",
+    "preemptNoCandidates": "no node becomes feasible by evicting allowed victims",
+    "preemptNodeRejected": "a node's victims were rejected",
+    "preemptCandidate": "a candidate node with its victims",
+    "preemptCandidateChosen": "the candidate node chosen",
+    "preemptDryRun": "preempt's dry run over candidate nodes",
+    "preemptPickNode": "preempt's pick among candidate nodes",
+    # session
+    "phase": "PodGroup phase written as the cycle closed",
+    "proportionRound": "a round of proportion's water-filling of deserved",
+    "pluginNote": "a plugin's note about this cycle",
+}
+
+#: Vote verdicts in words.
+VERDICTS = {"Permit": "permits", "Reject": "rejects", "Abstain": "abstains", True: "passes", False: "fails"}
+
+
+def words(kind: str) -> str:
+    """The plain words for a record kind; an unknown kind is split at its capitals rather than shown raw."""
+    known = KINDS.get(kind)
+    if known is not None:
+        return known
+    out = "".join(" " + c.lower() if c.isupper() else c for c in kind)
+    return out.strip()
