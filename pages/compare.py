@@ -1,5 +1,6 @@
 """Compare: the current scenario under two configurations (another scheduler conf, or a compatibility switch on
-and off), side by side: binds, evictions, pipelined jobs, queue shares and treemaps."""
+and off), side by side: binds, evictions, pipelined jobs, PodGroup phases and enqueue verdicts (with each
+side's answer where they differ), queue shares and treemaps."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from capacity.compare import Comparison, Config, Side, compare
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from ui.state import get_workspace
+from ui.text import md_escape
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
 RESULT_KEY = "compare_result"
 SWITCHES = [f.name for f in fields(SessionOptions)]
+MAX_DIFFERING_JOBS = 20
 
 
 def _config(side: str) -> Config:
@@ -44,7 +47,7 @@ def _side_inputs(side: str, column) -> None:
 
 
 def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
-    st.subheader(side.config.label)
+    st.subheader(md_escape(side.config.label))
     on = [name for name in SWITCHES if getattr(side.config.options, name)]
     st.caption(("switches: " + ", ".join(on) if on else "no compatibility switch") + " · " +
                ("own conf" if side.config.conf_text else "the scenario's conf"))
@@ -57,6 +60,30 @@ def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
         st.plotly_chart(tm.figure, key=f"cmp_treemap_{key}", width="stretch")
     else:
         st.info("No queue numbers (no queue plugin, or proportion with no jobs).", icon=":material/info:")
+
+
+def _job_verdicts(rows: list[dict], a: Side, b: Side) -> None:
+    """Per PodGroup: the phase each side left it in and enqueue's verdict; where they differ, both answers in full."""
+    la, lb = a.config.label, b.config.label
+    if la == lb:
+        la, lb = f"{la} (A)", f"{lb} (B)"
+    st.markdown(f"**PodGroup phases and enqueue verdicts** · {sum(1 for r in rows if not r['same'])} of {len(rows)} "
+                "differ")
+    if not rows:
+        return
+    st.dataframe([{"job": r["job"], f"{la} phase": r["a phase"], f"{lb} phase": r["b phase"],
+                   f"{la} enqueue": r["a enqueue"], f"{lb} enqueue": r["b enqueue"], "same": r["same"]} for r in rows],
+                 hide_index=True, key="cmp_jobs")
+    differing = [r for r in rows if not r["same"]]
+    for i, row in enumerate(differing[:MAX_DIFFERING_JOBS]):
+        with st.container(border=True, key=f"cmp_job_{i}"):
+            st.text(f"Job {row['job']}")
+            for column, name, label in zip(st.columns(2), ("a", "b"), (la, lb), strict=True):
+                with column:
+                    st.text(f"{label}: {row[f'{name} phase'] or '(gone)'} · enqueue {row[f'{name} enqueue']}")
+                    st.text(row[f"{name} why"] or "(no answer: no cycle ran on this side)")
+    if len(differing) > MAX_DIFFERING_JOBS:
+        st.caption(f"… and {len(differing) - MAX_DIFFERING_JOBS} more jobs that differ (all in the table above).")
 
 
 def _table(title: str, rows: list[dict], key: str, a: str, b: str) -> None:
@@ -107,6 +134,7 @@ la, lb = cmp.a.config.label, cmp.b.config.label
 _table("Binds (node per side)", cmp.binds, "cmp_binds", la, lb)
 _table("Evictions", cmp.evictions, "cmp_evictions", la, lb)
 _table("Pipelined jobs (last cycle)", cmp.pipelined, "cmp_pipelined", la, lb)
+_job_verdicts(cmp.jobs, cmp.a, cmp.b)
 shares = [{k.replace("a ", f"{la} ").replace("b ", f"{lb} ") if k not in ("queue", "same") else k: v
            for k, v in r.items()} for r in cmp.shares]
 st.markdown(f"**Queue shares** · {sum(1 for r in cmp.shares if not r['same'])} of {len(cmp.shares)} differ")

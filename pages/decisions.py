@@ -10,10 +10,11 @@ import streamlit as st
 from capacity.errors import InputError
 from capacity.explain import victim_table
 from capacity.whatif import what_would_change
-from ui.answer_view import md_escape, show_answer, show_session_notes
+from ui.answer_view import show_answer, show_session_notes
 from ui.answers import answer_for, cycle_notes
 from ui.editing import keep_valid
 from ui.state import get_workspace
+from ui.text import md_escape
 from ui.views import filter_rows, record_rows, trace_jsonl, why_pending
 from ui.widgets import scenario_caption
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from capacity.answer import Answer, Check, render_text
+from ui.text import md_escape
 
 #: How each check outcome is shown: label and badge colour (unknown outcomes are shown as they come, grey).
 OUTCOMES = {
@@ -27,20 +28,6 @@ SENTENCE_KEY = "why_answer"
 _STYLE = """<style>
 .st-key-why_sentence [data-testid="stText"] { font-size: 1.3rem; font-weight: 600; }
 </style>"""
-
-
-def md_escape(text: str) -> str:
-    """`text` made literal inside Markdown: every character Markdown or Streamlit's directives read is escaped,
-    and line breaks become spaces (a name cannot start a list or a heading)."""
-    out = []
-    for ch in " ".join(str(text).split("\n")):
-        if ch in "\\`*_{}[]()<>#+!|~$:=":
-            out.append("\\" + ch)
-        elif ch < " " or ch == "\x7f":
-            out.append(" ")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def _badge(outcome: str) -> None:
@@ -81,10 +68,23 @@ def show_figures(answer: Answer, key: str) -> None:
             shown.text(figure.shown)
 
 
-def _check_line(i: int, check: Check) -> str:
+def _grouped(checks: list[Check]) -> list[tuple[Check, str]]:
+    """Consecutive checks that were not reached for the same reason, shown once: (first, "allocate, backfill")."""
+    out: list[tuple[Check, list[str]]] = []
+    for c in checks:
+        last = out[-1][0] if out else None
+        if last is not None and c.outcome == last.outcome == "not reached" and (c.name, c.text, c.cycle) == \
+                (last.name, last.text, last.cycle):
+            out[-1][1].append(c.action)
+        else:
+            out.append((c, [c.action]))
+    return [(c, ", ".join(actions)) for c, actions in out]
+
+
+def _check_line(i: int, check: Check, actions: str) -> str:
     where = f"cycle {check.cycle} · " if check.cycle else ""
     by = f" ({check.plugin})" if check.plugin and check.plugin not in check.name else ""
-    return f"{i}. {where}{check.action}: {check.name}{by}"
+    return f"{i}. {where}{actions}: {check.name}{by}"
 
 
 def show_checks(answer: Answer, key: str) -> None:
@@ -93,15 +93,15 @@ def show_checks(answer: Answer, key: str) -> None:
         return
     stopper = answer.stopper
     st.markdown("**The checks, in the order Volcano ran them**"
-                + (" · the one marked *stopped here* decided" if stopper is not None else ""))
-    for i, check in enumerate(answer.checks[:MAX_CHECKS], start=1):
+                + (" · the first marked *stopped here* decided" if stopper is not None else ""))
+    for i, (check, actions) in enumerate(_grouped(answer.checks[:MAX_CHECKS]), start=1):
         is_stopper = check is stopper
         with st.container(border=is_stopper, key=f"{key}_{i}" + ("_stopper" if is_stopper else "")):
             badge, body = st.columns([1, 7], vertical_alignment="top")
             with badge:
                 _badge(check.outcome)
             with body:
-                st.text(_check_line(i, check))
+                st.text(_check_line(i, check, actions))
                 if check.text:
                     st.text(check.text)
     if len(answer.checks) > MAX_CHECKS:
@@ -140,8 +140,9 @@ def show_answer(answer: Answer, key: str, verbose: bool = False) -> None:
     show_sentence(answer)
     show_figures(answer, f"{key}_figures")
     show_checks(answer, f"{key}_check")
-    _lines("What happens next", [answer.next] if answer.next else [])
     _lines("Cycle by cycle", [f"cycle {c}: {text}" for c, text in answer.per_cycle])
+    _lines("After the last cycle", [answer.final] if getattr(answer, "final", "") else [])
+    _lines("What happens next", [answer.next] if answer.next else [])
     _lines("Session notes about it", list(answer.notes))
     show_parts(answer, f"{key}_part")
     with st.expander("The answer as plain text (what `python -m capacity explain` prints)"):
