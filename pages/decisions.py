@@ -47,9 +47,9 @@ def _record_lines(about: list[dict], what: str) -> None:
             st.text(f"No decision in cycle {cycle} mentions {what}.")
         for row in about:
             reason = md_escape(row["reasons"]) if row["reasons"] else "(no reason recorded)"
-            st.markdown(f"- **{md_escape(row['action'])} · {md_escape(row['kind'])}** on "
-                        f"`{row['subject'].replace('`', '')}` → `{str(row['verdict']).replace('`', '')}`"
-                        f"{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}: {reason}")
+            st.markdown(f"- **{md_escape(row['action'])} · {md_escape(row['kind'])}** on {md_escape(row['subject'])} "
+                        f"→ {md_escape(row['verdict'])}{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}: "
+                        f"{reason}")
 
 
 st.title("Decisions")
