@@ -26,7 +26,8 @@ MAX_PARTS = 60
 #: The key of the box holding the sentence; the style below makes its sentence large.
 SENTENCE_KEY = "why_answer"
 _STYLE = """<style>
-.st-key-why_sentence [data-testid="stText"] { font-size: 1.3rem; font-weight: 600; }
+.st-key-why_sentence [data-testid="stText"] { font-size: 1.2rem; font-weight: 600; }
+div[class*="st-key-why_check_"][class*="_stopper"] { border: 2px solid #e5484d; background: rgba(229, 72, 77, 0.05); }
 </style>"""
 
 
@@ -61,7 +62,7 @@ def show_figures(answer: Answer, key: str) -> None:
     if not answer.figures:
         return
     st.markdown("**The numbers**")
-    with st.container(key=key):
+    with st.container(key=key, width=560, gap=None):
         for figure in answer.figures:
             name, shown = st.columns([3, 2])
             name.text(figure.name)
@@ -100,10 +101,12 @@ def show_checks(answer: Answer, key: str) -> None:
             badge, body = st.columns([1, 7], vertical_alignment="top")
             with badge:
                 _badge(check.outcome)
-            with body:
+            with body, st.container(gap="xsmall"):
                 st.text(_check_line(i, check, actions))
                 if check.text:
                     st.text(check.text)
+                if check.figures:
+                    st.text(" · ".join(f"{f.name} {f.shown}" for f in check.figures))
     if len(answer.checks) > MAX_CHECKS:
         st.caption(f"… and {len(answer.checks) - MAX_CHECKS} more checks (all of them in the plain text below).")
 
