@@ -9,7 +9,7 @@ from dataclasses import fields
 import streamlit as st
 
 from capacity.charts import TREEMAP_METRICS, resource_names, treemap
-from capacity.compare import Comparison, Config, Side, compare
+from capacity.compare import MAX_JOB_ANSWERS, Comparison, Config, Side, compare
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from ui.state import get_workspace
@@ -81,7 +81,10 @@ def _job_verdicts(rows: list[dict], a: Side, b: Side) -> None:
             for column, name, label in zip(st.columns(2), ("a", "b"), (la, lb), strict=True):
                 with column:
                     st.text(f"{label}: {row[f'{name} phase'] or '(gone)'} · enqueue {row[f'{name} enqueue']}")
-                    st.text(row[f"{name} why"] or "(no answer: no cycle ran on this side)")
+                    side = a if name == "a" else b
+                    missing = "(no answer: no cycle ran on this side)" if side.run is None else \
+                        f"(not read: only the first {MAX_JOB_ANSWERS} jobs that differ are answered)"
+                    st.text(row[f"{name} why"] or missing)
     if len(differing) > MAX_DIFFERING_JOBS:
         st.caption(f"… and {len(differing) - MAX_DIFFERING_JOBS} more jobs that differ (all in the table above).")
 
