@@ -63,6 +63,9 @@ class Answer:
     parts: list[Answer] = field(default_factory=list)  # a job's pods, a queue's jobs
     quirks: list[str] = field(default_factory=list)  # Volcano behaviour a user would not expect
     final: str = ""  # the state after the last cycle, when more than one ran
+    facts: list[tuple[str, str]] = field(default_factory=list)  # a queue's figure lines: ("deserved", "cpu 2, ...")
+    reasons: list[tuple[int, str, str]] = field(default_factory=list)  # (count, rule, example) most common first
+    children: list[Answer] = field(default_factory=list)  # a parent queue's child queues (summaries)
 
     @property
     def stopper(self) -> Check | None:
@@ -74,7 +77,10 @@ class Answer:
                 "rule": self.rule, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures],
                 "checks": [c.as_dict() for c in self.checks], "next": self.next,
                 "perCycle": [{"cycle": c, "text": t} for c, t in self.per_cycle], "notes": list(self.notes),
-                "quirks": list(self.quirks), "final": self.final, "parts": [p.as_dict() for p in self.parts]}
+                "quirks": list(self.quirks), "final": self.final,
+                "facts": [{"name": k, "text": t} for k, t in self.facts],
+                "reasons": [{"count": n, "rule": r, "example": e} for n, r, e in self.reasons],
+                "children": [c.as_dict() for c in self.children], "parts": [p.as_dict() for p in self.parts]}
 
 
 @dataclass

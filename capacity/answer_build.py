@@ -206,7 +206,7 @@ class Chain:
                                f"{text}, so {r.action} stops trying for it", r.plugin, [], r.cycle))
             else:
                 self.add(Check(r.action, f"{r.plugin}: is the job starving?", "stopped",
-                               f"{text}; {r.action} only acts for starving jobs", r.plugin, [], r.cycle),
+                               f"{text}, and only a starving job gets room made for it", r.plugin, [], r.cycle),
                          f"{r.plugin}.notStarving")
         elif k == "gangDiscard":
             d = r.detail
@@ -214,7 +214,7 @@ class Chain:
                                  f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
                                  "rolled back its placements", "gang: minAvailable placed together"),
                      "gang.minAvailable")
-        elif k == "jobPipelined" and r.verdict == "Reject":
+        elif k == "jobPipelined" and r.verdict == "Reject" and r.reasons:
             self.add(vote_check(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
         elif k == "preemptCommit":
             self.add(event_check(r, "passed", f"preempt kept its {r.detail.get('operations')} operations for "
@@ -302,7 +302,7 @@ class Chain:
         by_rule: dict[str, list] = {}
         for x in kept:
             by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
-        why = "; ".join(f"{len(xs)} kept: {reason_text(xs[0])}" if len(xs) > 1 else reason_text(xs[0])
+        why = "; ".join(f"{len(xs)} kept, e.g. {reason_text(xs[0])}" if len(xs) > 1 else reason_text(xs[0])
                         for xs in by_rule.values())
         offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
@@ -314,7 +314,7 @@ class Chain:
             self.add(Check(r.action, "the victims", "stopped", "no tier of plugins offered a victim", "", [],
                            r.cycle), f"{r.action}.noVictims")
             return
-        later = str(r.detail.get("quirk") or "")
+        later = _later_tiers(r)
         text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
         if later:
             text += f"; {later}"
@@ -375,6 +375,12 @@ def _sibling_no_fit(chain: Chain) -> Record | None:
     return None
 
 
+def _later_tiers(result: Record) -> str:
+    """'capacity in later tiers were not consulted (...)' from a Result record's quirk, without its 'tier N decided'."""
+    import re
+    return re.sub(r"^tier \d+ decided; ", "", str(result.detail.get("quirk") or ""))
+
+
 # ---- a running pod as a candidate victim ------------------------------------------------------------------
 
 def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str]:
@@ -409,7 +415,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
                 rule = _rule(said[0] if said else None, f"{v.plugin}.kept")
         if tier >= 0:
             verdict = "a victim" if key in r.verdict else "not a victim"
-            later = str(r.detail.get("quirk") or "")
+            later = _later_tiers(r)
             checks.append(Check(r.action, "the deciding tier", "info", f"tier {tier + 1} decided for "
                                 f"{r.subject}: {key} is {verdict}" + (f"; {later}" if later else ""), "", [], cycle))
             if key in r.verdict:
@@ -452,6 +458,9 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
         stop = next((c for c in reversed(checks) if c.outcome == "stopped"), None)
         if stop is not None:
             text = f"{key} keeps running on {st.node}: {stop.text}"
+            decided = next((c for c in reversed(checks) if c.name == "the deciding tier"), None)
+            if decided is not None and "not consulted" in decided.text:
+                text += f"; {decided.text.split('; ', 1)[-1]}"
         elif checks:
             text = f"{key} keeps running on {st.node}: allowed as a victim, but the preemptor did not need it"
         else:
@@ -547,10 +556,12 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
                       next="waits in Pending: enqueue tries the job again every cycle")
     parts = [f"pending because {first.text}" if first.action != "allocate" or "no node" not in first.text
              else f"pending: {first.text}"]
+    said: dict[str, list[str]] = {}
     for a in ROOM_ACTIONS:
         stop = first_stopped(checks, a)
         if stop is not None and stop is not first:
-            parts.append(f"{a} did not make room: {stop.text}")
+            said.setdefault(stop.text, []).append(a)
+    parts += [f"{' and '.join(acts)} did not make room: {text}" for text, acts in said.items()]
     return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
                   next="waits: each cycle runs the same checks again")
 
@@ -563,7 +574,8 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
         return static
     per = [pod_cycle(run, c, key) for c in range(1, run.cycles + 1)]
     main = next((a for a in per if a.outcome == "evicted"), None) or \
-        next((a for a in per if a.outcome == "bound"), None) or per[-1]
+        next((a for a in per if a.outcome == "bound"), None) or \
+        next((a for a in reversed(per) if a.outcome == "running" and a.rule != "none"), None) or per[-1]
     if main.outcome in ("gone", "terminating"):
         main = next((a for a in per if a.outcome not in ("gone", "terminating")), main)
     pod = run.before.pods[key]

@@ -14,6 +14,8 @@ def _check_line(c: Check, first_stop: Check | None) -> str:
 
 
 def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
+    if a.kind == "queue" and not indent:
+        return render_queue(a, verbose)
     lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})  [{a.rule}]", f"  {a.sentence}"]
     if a.checks:
         lines.append("  checks, in the order Volcano ran them:")
@@ -47,3 +49,37 @@ def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
         for p in a.parts:
             lines.append(f"    {p.subject}: {p.outcome} (cycle {p.cycle}): {p.sentence}")
     return "\n".join(indent + x for x in lines)
+
+
+def render_queue(a: Answer, verbose: bool = False) -> str:
+    """A queue in at most ~30 lines: figures, counts, top reasons, children, notes; --verbose adds every job."""
+    lines = [f"{a.subject}: {a.sentence}"]
+    lines += [f"  {k:<15}{t}" for k, t in a.facts]
+    if a.children:
+        lines.append(f"  child queues ({len(a.children)}):")
+        shown = a.children if verbose else a.children[:8]
+        lines += [f"    {c.subject[6:]}: {c.sentence}" for c in shown]
+        if len(shown) < len(a.children):
+            lines.append(f"    ... and {len(a.children) - len(shown)} more (--verbose)")
+    if a.reasons:
+        lines.append("  top reasons:")
+        for n, rule, example in a.reasons:
+            lines.append(f"    {n} x [{rule}] e.g. {_clip(example, 220)}")
+    if a.notes:
+        lines.append("  session notes:")
+        lines += [f"    - {_clip(n, 220)}" for n in a.notes[:5]]
+        if len(a.notes) > 5:
+            lines.append(f"    ... and {len(a.notes) - 5} more (--verbose)")
+    if verbose:
+        for j in a.parts:
+            lines.append("")
+            lines.append(render(j, True))
+            for p in j.parts:
+                lines.append(render(p, True, "    "))
+    elif a.parts:
+        lines.append(f"  ({len(a.parts)} jobs: --job NS/NAME or --verbose for each one's answer)")
+    return "\n".join(lines)
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."

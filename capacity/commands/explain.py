@@ -1,17 +1,18 @@
-"""`explain CLUSTER.yaml --pod NS/NAME | --job NS/NAME | --queue NAME [--cycles N] [--format text|json]`."""
+"""`explain CLUSTER.yaml --pod NS/NAME | --job NS/NAME | --queue NAME [--cycles N] [--format text|json] [--verbose]`.
+
+Text and JSON both render one Answer (capacity.answer): the sentence, the chain of checks in the order
+Volcano ran them with the first that stopped the subject, one line per cycle, and the session notes.
+"""
 
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 from typing import Any
 
+from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
 from capacity.commands.simulate import add_cluster_args, load, options
 from capacity.errors import InputError
-from capacity.explain import Explanation, explain_job, explain_pod, explain_queue
-from capacity.scheduler import simulate
-from capacity.trace import Trace
 
 
 def add_parser(sub: Any) -> None:
@@ -19,10 +20,11 @@ def add_parser(sub: Any) -> None:
     add_cluster_args(s)
     who = s.add_mutually_exclusive_group(required=True)
     who.add_argument("--pod", metavar="NS/NAME")
-    who.add_argument("--job", metavar="NS/NAME", help="a PodGroup: every pod of it")
-    who.add_argument("--queue", metavar="NAME", help="every pod of every job in the queue")
+    who.add_argument("--job", metavar="NS/NAME", help="a PodGroup: its own verdict and every pod of it")
+    who.add_argument("--queue", metavar="NAME", help="a summary of the queue (a parent queue: of its children)")
     s.add_argument("--cycles", type=int, default=1)
     s.add_argument("--format", choices=("json", "text"), default="text")
+    s.add_argument("--verbose", action="store_true", help="every check, every job and pod of a queue")
     s.add_argument("--what-if", action="store_true",
                    help="for a pending job: the smallest single changes that would let it be placed, each checked "
                         "by re-running the cycle")
@@ -32,15 +34,14 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     cluster = load(args, warn=False)
-    before = copy.deepcopy(cluster)
-    trace = Trace(enabled=True)
-    simulate(cluster, args.cycles, trace, options(args))
+    traced = explain_run(cluster, args.cycles, options(args))
+    before = traced.before
     if args.pod:
-        found = [explain_pod(trace.records, before, args.pod)]
+        answer = answer_pod(traced, args.pod)
     elif args.job:
-        found = explain_job(trace.records, before, args.job)
+        answer = answer_job(traced, args.job)
     else:
-        found = explain_queue(trace.records, before, args.queue)
+        answer = answer_queue(traced, args.queue, args.verbose)
     changes = []
     if args.what_if:
         from capacity.whatif import what_would_change
@@ -49,25 +50,14 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--what-if", "", "needs --pod or --job")
         changes = what_would_change(before, job, args.cycles, options(args))
     if args.format == "json":
-        out: Any = [e.as_dict() for e in found]
+        out: Any = answer.as_dict()
         if args.what_if:
-            out = {"explanations": out, "whatIf": [c.as_dict() for c in changes]}
+            out = {"answer": out, "whatIf": [c.as_dict() for c in changes]}
         print(json.dumps(out, indent=1))
     else:
-        print("\n\n".join(render(e) for e in found) or "nothing to explain")
+        print(render_text(answer, args.verbose))
         if args.what_if:
             print("\nwhat would have to change (each checked by re-running the cycle):")
             print("\n".join(f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
                             for c in changes) or "  no single change found")
     return 0
-
-
-def render(e: Explanation) -> str:
-    lines = [f"{e.subject} (cycle {e.cycle}): {e.outcome}  [{e.rule}]"]
-    for r in e.chain:
-        who = f" {r.plugin}" if r.plugin else ""
-        lines.append(f"  - {r.action}: {r.kind}{who} -> {r.verdict}")
-        lines += [f"      {x.plugin}.{x.rule}: {x.text}" for x in r.reasons]
-    lines += [f"  ! Volcano quirk: {q}" for q in e.quirks]
-    lines.append(e.sentence)
-    return "\n".join(lines)

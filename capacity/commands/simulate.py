@@ -57,13 +57,24 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--cycles", "", "must be at least 1")
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
-    out = simulate(cluster, args.cycles, trace, options(args)).as_json()
+    result = simulate(cluster, args.cycles, trace, options(args))
+    out = result.as_json()
+    out["notes"] = session_notes(result.cycles)
     if args.trace:
         with open(args.trace, "w", encoding="utf-8") as fh:
             for rec in trace.records:
                 fh.write(json.dumps(rec.as_dict()) + "\n")
     print(json.dumps(out) if args.format == "json" else render_text(out))
     return 0
+
+
+def session_notes(cycles: list[Any]) -> list[str]:
+    """What the plugins noted about the sessions (no root queue, settings not simulated, a child deserving more
+    than its parent ...), each once, in the order first written."""
+    seen: list[str] = []
+    for c in cycles:
+        seen.extend(n for n in getattr(c, "notes", ()) if n not in seen)
+    return seen
 
 
 def render_text(out: dict[str, Any]) -> str:
@@ -85,4 +96,8 @@ def render_text(out: dict[str, Any]) -> str:
         lines.append(f"  {name}: share {q['share']:.3f}")
         for key in ("deserved", "allocated", "realCapability"):
             lines.append(f"    {key:<15}{fmt(q[key])}")
+    notes = out.get("notes") or []
+    if notes:
+        lines.append("notes:")
+        lines += [f"  - {n}" for n in notes]
     return "\n".join(lines)

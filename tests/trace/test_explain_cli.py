@@ -22,15 +22,16 @@ def _explain(case: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_pending_pod_ends_in_the_capability_sentence() -> None:
     proc = _explain("capacity-flat-allocate-blocked-by-capability", "--pod", "ns1/p4")
     assert proc.returncode == 0
-    last = proc.stdout.strip().splitlines()[-1]
-    assert last.startswith("pending because queue q2 would exceed its realCapability on cpu, memory at level q2: "
+    sentence = proc.stdout.splitlines()[1].strip()  # the answer's one sentence, under its heading
+    assert sentence.startswith("pending because queue q2 would exceed its realCapability on cpu, memory at level q2: "
                            "cpu 1 + 1 > 1500m")
 
 
 def test_json_for_a_job_lists_every_pod() -> None:
     proc = _explain("capacity-flat-reclaim-reclaimer-dimensions-only", "--queue", "queue17", "--format", "json")
     out = json.loads(proc.stdout)
-    by_pod = {e["subject"]: e for e in out}
+    assert out["kind"] == "queue"
+    by_pod = {p["subject"]: p for job in out["parts"] for p in job["parts"]}
     assert by_pod["Pod/ns1/p28"]["outcome"] == "evicted"
     assert by_pod["Pod/ns1/p28"]["rule"] == "capacity.immediateVictim"
     assert by_pod["Pod/ns1/p27"]["outcome"] == "running"
