@@ -41,7 +41,7 @@ def answer_headline(answer: Answer) -> str:
     line = f"**{md_escape(answer.outcome or 'no outcome')}**"
     if answer.cycle:
         line += f" in cycle {answer.cycle}"
-    if answer.rule:
+    if answer.rule and answer.rule != "none":
         line += f" · rule `{answer.rule.replace('`', '')}`"
     return line
 
@@ -58,15 +58,17 @@ def show_sentence(answer: Answer) -> None:
 
 
 def show_figures(answer: Answer, key: str) -> None:
-    """The numbers behind the sentence, two columns of plain text (name, value in the user's units)."""
-    if not answer.figures:
+    """The numbers behind the sentence, two columns of plain text (name, value in the user's units). A queue's
+    come as one line per quantity (its `facts`: "deserved" → "cpu 2, memory 4Gi"), the rest one per figure."""
+    rows = list(answer.facts) if answer.facts else [(f.name, f.shown) for f in answer.figures]
+    if not rows:
         return
     st.markdown("**The numbers**")
-    with st.container(key=key, width=560, gap=None):
-        for figure in answer.figures:
-            name, shown = st.columns([3, 2])
-            name.text(figure.name)
-            shown.text(figure.shown)
+    with st.container(key=key, width=760 if answer.facts else 560, gap=None):
+        for name, shown in rows:
+            left, right = st.columns([1, 3] if answer.facts else [3, 2])
+            left.text(name)
+            right.text(shown)
 
 
 def _grouped(checks: list[Check]) -> list[tuple[Check, str]]:
@@ -118,9 +120,21 @@ def _lines(title: str, lines: list[str]) -> None:
             st.text(line)
 
 
-def show_parts(answer: Answer, key: str) -> None:
-    """A job's pods or a queue's jobs: each part's outcome and sentence (and what stopped it)."""
+def show_queue_summary(answer: Answer) -> None:
+    """A queue's child queues (each in one sentence) and the most common reasons among its jobs."""
+    _lines(f"Child queues ({len(answer.children)})" if answer.children else "",
+           [f"{c.subject.removeprefix('Queue/')}: {c.sentence}" for c in answer.children])
+    _lines("Top reasons among its jobs", [f"{n} × [{rule}] e.g. {example}" for n, rule, example in answer.reasons])
+
+
+def show_parts(answer: Answer, key: str, verbose: bool = False) -> None:
+    """A job's pods or a queue's jobs: each part's outcome and sentence (and what stopped it). A queue's jobs only
+    when `verbose` (the summary above says enough otherwise)."""
     if not answer.parts:
+        return
+    if answer.kind == "queue" and not verbose:
+        st.caption(f"{len(answer.parts)} job(s) in this queue: turn on \"Every job of the queue\" to read each "
+                   "one's answer, or ask about one of them as a job.")
         return
     st.markdown(f"**{'Its pods' if answer.kind == 'job' else 'Its jobs' if answer.kind == 'queue' else 'Parts'}"
                 f"** ({len(answer.parts)})")
@@ -146,8 +160,9 @@ def show_answer(answer: Answer, key: str, verbose: bool = False) -> None:
     _lines("Cycle by cycle", [f"cycle {c}: {text}" for c, text in answer.per_cycle])
     _lines("After the last cycle", [answer.final] if getattr(answer, "final", "") else [])
     _lines("What happens next", [answer.next] if answer.next else [])
+    show_queue_summary(answer)
     _lines("Session notes about it", list(answer.notes))
-    show_parts(answer, f"{key}_part")
+    show_parts(answer, f"{key}_part", verbose)
     with st.expander("The answer as plain text (what `python -m capacity explain` prints)"):
         st.code(render_text(answer, verbose), language=None, wrap_lines=True)
 
