@@ -17,10 +17,14 @@ from ui.text import md_escape
 #: How each check outcome is shown: label and badge colour (unknown outcomes are shown as they come, grey).
 OUTCOMES = {
     "passed": ("passed", "green"),
-    "stopped": ("stopped here", "red"),
+    "stopped": ("stopped", "orange"),
     "not reached": ("not reached", "gray"),
     "info": ("info", "blue"),
 }
+#: Outcomes of an object that a check stopped; only for those is the first "stopped" check the one that decided
+#: (a bound pod's answer can hold "stopped" checks after its bind, e.g. reclaim's "not starving"). The same
+#: rule as the plain-text rendering (capacity/answer_render.py, `render`).
+STOPPED_OUTCOMES = ("pending", "not admitted", "not scheduled")
 MAX_CHECKS = 80
 MAX_PARTS = 60
 #: The key of the box holding the sentence; the style below makes its sentence large.
@@ -31,8 +35,8 @@ div[class*="st-key-why_check_"][class*="_stopper"] { border: 2px solid #e5484d; 
 </style>"""
 
 
-def _badge(outcome: str) -> None:
-    label, color = OUTCOMES.get(outcome, (outcome or "?", "gray"))
+def _badge(outcome: str, stopper: bool = False) -> None:
+    label, color = ("stopped here", "red") if stopper else OUTCOMES.get(outcome, (outcome or "?", "gray"))
     st.badge(md_escape(label), color=color)
 
 
@@ -94,15 +98,15 @@ def show_checks(answer: Answer, key: str) -> None:
     """The chain of checks in order, each with its outcome; the stopper in a red-bordered box."""
     if not answer.checks:
         return
-    stopper = answer.stopper
+    stopper = answer.stopper if answer.outcome in STOPPED_OUTCOMES else None
     st.markdown("**The checks, in the order Volcano ran them**"
-                + (" · the first marked *stopped here* decided" if stopper is not None else ""))
+                + (" · the one marked *stopped here* decided" if stopper is not None else ""))
     for i, (check, actions) in enumerate(_grouped(answer.checks[:MAX_CHECKS]), start=1):
         is_stopper = check is stopper
         with st.container(border=is_stopper, key=f"{key}_{i}" + ("_stopper" if is_stopper else "")):
             badge, body = st.columns([1, 7], vertical_alignment="top")
             with badge:
-                _badge(check.outcome)
+                _badge(check.outcome, is_stopper)
             with body, st.container(gap="xsmall"):
                 st.text(_check_line(i, check, actions))
                 if check.text:
@@ -145,7 +149,7 @@ def show_parts(answer: Answer, key: str, verbose: bool = False) -> None:
                 st.badge(md_escape(part.outcome or "?"), color="gray")
             with body:
                 st.text(f"{part.subject}: {part.sentence}")
-                stopper = part.stopper
+                stopper = part.stopper if part.outcome in STOPPED_OUTCOMES else None
                 if stopper is not None:
                     st.text(f"stopped by {stopper.action}: {stopper.name}")
     if len(answer.parts) > MAX_PARTS:

@@ -98,6 +98,29 @@ def test_a_pod_and_what_would_change():
     assert any(m.value.startswith(f"**{expected.outcome}**") for m in at.markdown)
 
 
+def test_several_cycles_one_line_each_and_a_bound_pod_has_no_stopper():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    ws = at.session_state[WORKSPACE_KEY]
+    assert ws.load_fixture("reclaim")
+    ws.run(3)
+    at.switch_page("pages/decisions.py").run()
+    _clean(at)
+    at.selectbox(key="why_pod").select("team-b/train-0").run()
+    _clean(at)
+    run = explain_run(ws.history[0].before, 3)
+    expected = answer_pod(run, "team-b/train-0")
+    assert expected.outcome == "bound" and len(expected.per_cycle) == 3
+    texts = _texts(at)
+    assert expected.sentence in texts
+    for cycle, line in expected.per_cycle:
+        assert f"cycle {cycle}: {line}" in texts
+    assert "**Cycle by cycle**" in [m.value for m in at.markdown]
+    assert ":red-badge[stopped here]" not in [m.value for m in at.markdown], "a bound pod was not stopped"
+    at.selectbox(key="decisions_cycle").select(1).run()
+    _clean(at)
+    assert answer_pod(explain_run(ws.history[0].before, 1), "team-b/train-0").sentence in _texts(at)
+
+
 def test_a_queue_with_child_queues_is_answered():
     at = _app(text=None)  # the default scenario: root > research > research-train, ...
     at.radio(key="answer_kind").set_value("queue").run()
