@@ -48,9 +48,14 @@ def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
 
 
 def job_phase_at_open(run: ExplainRun, uid: str, cycle: int) -> str:
+    """The PodGroup's phase as `cycle` opened: the phase each earlier cycle wrote as it closed (its `phase`
+    records), else the phase in the cluster before the run."""
     phase = run.before.podgroups[uid].phase or "Pending"
-    for c in range(1, cycle):
-        phase = run.results[c - 1].podgroup_phases.get(uid, phase) if c - 1 < len(run.results) else phase
+    for r in run.records:
+        if r.cycle >= cycle:
+            break
+        if r.kind == "phase" and r.subject == uid:
+            phase = str(r.verdict)
     return phase or "Pending"
 
 
@@ -101,7 +106,7 @@ def _outside_session(run: ExplainRun, key: str) -> Answer | None:
     if not why:
         return None
     check = Check("session", "the pod belongs to a job of a known queue", "stopped", why)
-    return Answer(subject, "pod", "not scheduled", why, rule, 1, checks=[check])
+    return Answer(subject, "pod", "not-scheduled", why, rule, 1, checks=[check])
 
 
 def _mentions(r: Record, key: str) -> bool:
@@ -166,7 +171,7 @@ class Chain:
                 continue
             if r.subject == self.uid:
                 self._job_record(r)
-            elif self.key and r.subject == self.key:
+            if self.key and r.subject == self.key:  # (a pod may bear its PodGroup's name: both apply)
                 self._pod_record(r, i)
         return self.checks
 
@@ -198,19 +203,24 @@ class Chain:
                 self.add(event_check(r, "stopped", f"job {self.uid} is not valid: {why}",
                                      "the job is valid"), "gang.jobValid")
         elif k == "jobStarving":
-            tried = any(c.action == r.action and c.name not in ("the job is valid",) for c in self.checks
-                        if c.action in ROOM_ACTIONS)
+            mine = any(c.action == r.action for c in self.checks if c.action in ROOM_ACTIONS)
+            tried = self._job_tried(r)
             text = "; ".join(reason_text(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
-            if tried:
+            if mine or (tried and not self.key):
                 self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "info",
                                f"{text}, so {r.action} stops trying for it", r.plugin, [], r.cycle))
+            elif tried:
+                self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "stopped",
+                               f"{text} (after the attempts for its other pods), so {r.action} stopped trying for "
+                               "this job before reaching this pod", r.plugin, [], r.cycle), f"{r.plugin}.notStarving")
             else:
                 self.add(Check(r.action, f"{r.plugin}: is the job starving?", "stopped",
                                f"{text}, and only a starving job gets room made for it", r.plugin, [], r.cycle),
                          f"{r.plugin}.notStarving")
         elif k == "gangDiscard":
             d = r.detail
-            self.add(event_check(r, "stopped", f"job {self.uid} could not place minAvailable "
+            own = any(c.action == r.action and c.outcome == "stopped" for c in self.checks)
+            self.add(event_check(r, "info" if own else "stopped", f"job {self.uid} could not place minAvailable "
                                  f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
                                  "rolled back its placements", "gang: minAvailable placed together"),
                      "gang.minAvailable")
@@ -222,6 +232,18 @@ class Chain:
         elif k == "preemptRollback":
             self.add(event_check(r, "stopped", f"preempt undid its {r.detail.get('operations')} operations: "
                                  f"{r.detail.get('why')}"), "preempt.rollback")
+
+    def _job_tried(self, starving: Record) -> bool:
+        """Whether the action had already tried a pod of the job when it found the job no longer starving."""
+        pods = self.run.before.pods
+        for r in self.records:
+            if r is starving:
+                return False
+            if r.action == starving.action and r.subject in pods and r.kind not in ("evict", "tentativeEvict"):
+                p = pods[r.subject]
+                if f"{p.namespace}/{p.group}" == self.uid:
+                    return True
+        return False
 
     # -- records about the pod
     def _pod_record(self, r: Record, i: int) -> None:
@@ -275,7 +297,11 @@ class Chain:
             else:
                 text = (f"the victims allowed on {r.verdict} ({pods_list(r.detail.get('victims') or [])}) would "
                         "not free enough for it")
-            self.add(event_check(r, "stopped", text, "the victims free enough room"), "reclaim.victimsInsufficient")
+            last = self.checks[-1] if self.checks else None
+            said = "nodes" not in r.detail and not r.detail.get("victims") and last is not None \
+                and last.action == r.action and last.outcome == "stopped" and last.name == "the victims"
+            self.add(event_check(r, "info" if said else "stopped", text, "the victims free enough room"),
+                     "reclaim.victimsInsufficient")
         elif k in ("preemptFailed", "preemptNotEligible", "preemptNoNodes", "preemptNoCandidates",
                    "preemptNoVictims", "preemptNodeRejected", "preemptRollback"):
             why = r.detail.get("why") or ""
@@ -283,8 +309,9 @@ class Chain:
                 why = "it found no node where evicting allowed victims makes room" if \
                     r.detail.get("phase") == "betweenJobs" else "no placement"
             if k == "preemptRollback":
-                why = (f"evicting victims on {r.verdict} still did not let it fit (queue limit, node or "
-                       "predicates), so the evictions were rolled back")
+                gone = pods_list(list(r.detail.get("evictions") or [])) or "victims"
+                why = f"evicting {gone} on {r.verdict} still did not let it fit" + (
+                    f": {r.detail['why']}" if r.detail.get("why") else " (queue limit, node or predicates)")
             if k == "preemptNoCandidates":
                 why = ("no node becomes feasible by evicting allowed victims (topology-aware preemption needs at "
                        "least one victim per candidate node)")
@@ -293,7 +320,16 @@ class Chain:
             phase = r.detail.get("phase")
             where = {"betweenJobs": " from other jobs of its queue", "withinJob": " from its own job"}.get(phase, "")
             from capacity.glossary import words
-            self.add(event_check(r, "stopped", f"{words(k)}{where}: {why}"), f"preempt.{k}")
+            rule = {"preemptRollback": "preempt.rollback", "preemptNoCandidates": "preempt.noCandidates"}.get(
+                k, f"preempt.{k}")
+            # (preemptFailed closes an attempt whose own stopper was already said: then it only sums up)
+            summed = False
+            for c in reversed(self.checks if k == "preemptFailed" else []):
+                if c.action != a or c.name.startswith(words("preemptFailed")):
+                    break
+                summed = summed or c.outcome == "stopped"
+            text = why if k == "preemptNoCandidates" else f"{words(k)}{where}: {why}"
+            self.add(event_check(r, "info" if summed else "stopped", text), rule)
 
     def _vote(self, r: Record) -> None:
         tier = int(r.detail.get("tier", 0)) + 1
@@ -311,8 +347,23 @@ class Chain:
     def _result(self, r: Record) -> None:
         tier = int(r.detail.get("tier", -1))
         if tier < 0:
-            self.add(Check(r.action, "the victims", "stopped", "no tier of plugins offered a victim", "", [],
-                           r.cycle), f"{r.action}.noVictims")
+            empty: list[str] = []
+            kept: list = []
+            for v in self.records:
+                if v is r:
+                    break
+                if v.subject != r.subject:
+                    continue
+                if v.kind == r.kind:
+                    empty, kept = [], []
+                elif v.kind == r.kind.replace("Result", "Vote") and not v.verdict:
+                    empty.append(v.plugin)
+                    kept.extend(v.reasons)
+            best = _best(kept)
+            who = (f": {', '.join(dict.fromkeys(empty))} offered none, which ends a tier" if empty else "") + (
+                f" ({reason_text(best)})" if best is not None else "")
+            self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "", [],
+                           r.cycle), _rule(best, f"{r.action}.noVictims"))
             return
         later = _later_tiers(r)
         text = f"tier {tier + 1} decided: {pods_list(list(r.verdict))} may be evicted"
@@ -383,14 +434,16 @@ def _later_tiers(result: Record) -> str:
 
 # ---- a running pod as a candidate victim ------------------------------------------------------------------
 
-def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str]:
+def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], Record | None, str, str]:
     """Each attempt that weighed the pod as a victim: the deciding tier's votes on it, and the outcome.
 
-    Returns the checks, the evict record (if evicted) and the plugin.rule that decided its fate.
+    Returns the checks, the evict record (if evicted), the plugin.rule that decided its fate and, if the
+    last attempt kept it, the reason said for that.
     """
     recs = run.cycle_records(cycle)
     checks: list[Check] = []
     rule = ""
+    kept_text = ""
     evict = next((r for r in recs if r.kind == "evict" and r.subject == key), None)
     votes: dict[str, list[Record]] = {}
     for r in recs:
@@ -404,6 +457,8 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
             continue
         tier = int(r.detail.get("tier", -1))
         decided = [v for v in mine if int(v.detail.get("tier", 0)) == tier] if tier >= 0 else mine
+        kept: list = []
+        kept_by = ""
         for v in decided:
             said = [x for x in v.reasons if x.values.get("task") == key]
             chosen = key in v.verdict
@@ -411,8 +466,13 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
                 f"{v.plugin} offers it as a victim" if chosen else f"{v.plugin} does not offer it")
             checks.append(Check(r.action, f"tier {int(v.detail.get('tier', 0)) + 1}, {v.plugin}: may it go for "
                                 f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin, [], cycle))
-            if not chosen and not rule:
-                rule = _rule(said[0] if said else None, f"{v.plugin}.kept")
+            if not chosen:
+                kept.extend(said or [])
+                kept_by = kept_by or v.plugin
+        if kept or kept_by:  # kept by the deciding tier: the most telling plugin's reason says why
+            best = _best(kept)
+            rule = _rule(best, f"{kept_by}.kept")
+            kept_text = reason_text(best) if best is not None else f"{kept_by} does not offer it"
         if tier >= 0:
             verdict = "a victim" if key in r.verdict else "not a victim"
             later = _later_tiers(r)
@@ -424,7 +484,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
         else:
             checks.append(Check(r.action, "the deciding tier", "info", f"no tier offered any victim for "
                                 f"{r.subject}", "", [], cycle))
-    return checks, evict, rule
+    return checks, evict, rule, kept_text
 
 
 # ---- answers ---------------------------------------------------------------------------------------------
@@ -441,7 +501,7 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                 + "; it holds its resources until it is gone")
         return Answer(subject, "pod", "terminating", text, "evicted.terminating", cycle)
     if st.state == "running":
-        checks, evict, rule = _victim_checks(run, cycle, key)
+        checks, evict, rule, kept_text = _victim_checks(run, cycle, key)
         if evict is not None:
             tentative = next((r for r in run.cycle_records(cycle) if r.kind == "tentativeEvict" and r.subject == key),
                              None)
@@ -455,9 +515,8 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             checks.append(event_check(evict, "passed", f"evicted from {evict.detail.get('node') or st.node}"))
             return Answer(subject, "pod", "evicted", text, rule or f"{evict.action}.evicted", cycle, checks=checks,
                           next="it terminates; its resources are free once it is gone (the next cycle at the earliest)")
-        stop = next((c for c in reversed(checks) if c.outcome == "stopped"), None)
-        if stop is not None:
-            text = f"{key} keeps running on {st.node}: {stop.text}"
+        if kept_text:
+            text = f"{key} keeps running on {st.node}: {kept_text}"
             decided = next((c for c in reversed(checks) if c.name == "the deciding tier"), None)
             if decided is not None and "not consulted" in decided.text:
                 text += f"; {decided.text.split('; ', 1)[-1]}"
@@ -503,6 +562,12 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                                              for r in recs[recs.index(allocs[-1]):]) else None
     phase = job_phase_at_open(run, chain.uid, cycle)
     add_not_reached(chain, phase, bind is None and pipe is None and alloc is None)
+    done = bind or pipe
+    if done is not None:  # once placed, the later actions had nothing to do for it: their checks are left out
+        at = next((i for i, c in enumerate(chain.checks) if c.action == done.action and c.text.startswith(
+            ("bound to", "pipelined onto"))), None)
+        if at is not None:
+            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action]
     checks = chain.checks
     if bind is not None:
         allow = [c for c in checks if c.action == bind.action and c.outcome == "passed" and c.plugin]
@@ -521,7 +586,13 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             freed = f" after evicting {pods_list(evicted)}" if pipe.detail.get("evictionOccurred") and evicted else \
                 " (the node's future idle resources already fit it)"
             text = f"pipelined onto {pipe.verdict} by {pipe.action}{freed}"
-            return Answer(subject, "pod", "pipelined", text, f"{pipe.action}.pipelined", cycle, checks=checks,
+            pre = next((c for c in checks if c.action == pipe.action and c.outcome == "passed"
+                        and c.name.endswith("may its queue take resources back?")), None)
+            rule = f"{pipe.action}.pipelined"
+            if pre is not None:
+                text += f": {pre.text}"
+                rule = chain.rules.get(id(pre), rule)
+            return Answer(subject, "pod", "pipelined", text, rule, cycle, checks=checks,
                           next=f"it waits for the victims to terminate; allocate binds it in a later cycle "
                                f"(cycle {cycle + 1} at the earliest) if it still fits then")
         text = (f"pipelined onto {pipe.verdict} by allocate: the node's idle resources do not fit it yet, only its "
@@ -540,8 +611,9 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
     first = first_stopped(checks)
     if first is None:
         if "allocate" not in chain.run.before.conf.actions:
-            text = (f"pending: the scheduler configuration runs no allocate action "
-                    f"({', '.join(chain.run.before.conf.actions) or 'none'}), so nothing places it")
+            admitted = next((c for c in checks if c.name == "enqueue verdict" and c.outcome == "passed"), None)
+            text = ("pending: " + (f"{admitted.text}, but " if admitted else "") + "the scheduler configuration runs "
+                    f"no allocate action ({', '.join(chain.run.before.conf.actions) or 'none'}), so nothing places it")
             return Answer(subject, "pod", "pending", text, "conf.noAllocate", chain.cycle, checks=checks)
         text = "pending: no action placed or stopped it in this cycle"
         return Answer(subject, "pod", "pending", text, "session.notConsidered", chain.cycle, checks=checks)
@@ -554,14 +626,19 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
             text += "; allocate, reclaim and preempt only consider jobs that are Inqueue or Running, so none tried it"
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
                       next="waits in Pending: enqueue tries the job again every cycle")
-    parts = [f"pending because {first.text}" if first.action != "allocate" or "no node" not in first.text
-             else f"pending: {first.text}"]
+    verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in _PLACING}
+    parts = [f"pending because {first.text}" if first.action not in ROOM_ACTIONS else
+             f"pending: {first.action} {verbs[first.action]}: {first.text}"]
     said: dict[str, list[str]] = {}
-    for a in ROOM_ACTIONS:
-        stop = first_stopped(checks, a)
-        if stop is not None and stop is not first:
-            said.setdefault(stop.text, []).append(a)
-    parts += [f"{' and '.join(acts)} did not make room: {text}" for text, acts in said.items()]
+    for a in [a for a in chain.run.before.conf.actions if a in _PLACING]:
+        stops = [c for c in checks if c.action == a and c.outcome == "stopped"]
+        for stop in {id(x): x for x in stops[:1] + stops[-1:]}.values():
+            if stop is not first and stop.text != first.text:
+                said.setdefault(stop.text, []).append(a)
+    for text, acts in said.items():
+        acts = list(dict.fromkeys(acts))
+        parts.append(f"{' and '.join(acts)} {verbs[acts[0]]}: {text}" if acts[0] != first.action else
+                     f"then {text}")
     return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
                   next="waits: each cycle runs the same checks again")
 
