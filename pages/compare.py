@@ -100,7 +100,8 @@ st.title("Compare")
 scenario_caption(ws)
 st.markdown("Run the current scenario under two configurations, each on its own copy, and see the outcomes side "
             "by side. Tick a compatibility switch on one side only to see what it changes, or paste another "
-            "`volcano-scheduler.conf` (e.g. proportion instead of capacity).")
+            "`volcano-scheduler.conf` (e.g. proportion instead of capacity). To see which jobs only a queue "
+            "plugin's enqueue check keeps out, give one side a conf with `enableJobEnqueued: false` under that plugin.")
 left, right = st.columns(2)
 _side_inputs("a", left)
 _side_inputs("b", right)
