@@ -165,14 +165,18 @@ def test_decisions_before_any_cycle_points_to_simulate():
 
 
 # ---- Compare: PodGroup phases and enqueue verdicts ---------------------------------------------------------
-def test_compare_engine_lines_up_phases_and_enqueue_verdicts():
+@pytest.mark.parametrize("plugin", ["capacity", "proportion"])
+def test_compare_engine_lines_up_phases_and_enqueue_verdicts(plugin: str):
+    on = NO_ENQUEUE_CHECK.replace("    enableJobEnqueued: false\n", "").replace("name: capacity", f"name: {plugin}")
+    off = NO_ENQUEUE_CHECK.replace("name: capacity", f"name: {plugin}")
     cluster = load_cluster(FULL_QUEUE, source="full-queue.yaml")
-    cmp = compare(cluster, Config("capacity"), Config("no check", conf_text=NO_ENQUEUE_CHECK))
+    cmp = compare(cluster, Config(f"{plugin} checks", conf_text=on), Config("no check", conf_text=off))
     row = next(r for r in cmp.jobs if r["job"] == "work/urgent")
     assert (row["a phase"], row["b phase"], row["a enqueue"], row["b enqueue"], row["same"]) == \
         ("Pending", "Inqueue", "refused", "admitted", False)
-    assert row["a why"] == answer_job(_run_of(), "work/urgent").sentence
-    assert row["b why"] == answer_job(_run_of(conf_text=NO_ENQUEUE_CHECK), "work/urgent").sentence
+    assert row["a why"] == answer_job(_run_of(conf_text=on), "work/urgent").sentence
+    assert "minResources 2 + allocated 4" in row["a why"]
+    assert row["b why"] == answer_job(_run_of(conf_text=off), "work/urgent").sentence
     same = next(r for r in cmp.jobs if r["job"] == "work/batch-low")
     assert same["same"] and same["a why"] == same["b why"] == ""
     assert cmp.differences >= 1
