@@ -27,7 +27,7 @@ from capacity.trace import Trace
 
 QueueNumbers = dict[str, dict[str, Any]]
 #: Jobs whose two answers are read, at most (each reads the run's records): the first that differ, by uid.
-MAX_JOB_ANSWERS = 50
+MAX_JOB_ANSWERS = 20
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from ui.widgets import scenario_caption
 ws = get_workspace()
 RESULT_KEY = "compare_result"
 SWITCHES = [f.name for f in fields(SessionOptions)]
-MAX_DIFFERING_JOBS = 20
+MAX_DIFFERING_JOBS = MAX_JOB_ANSWERS  # the jobs whose answers the engine reads
 
 
 def _config(side: str) -> Config:
