@@ -5,6 +5,8 @@ preempt with each rule's verdict."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import streamlit as st
 
 from capacity.errors import InputError
@@ -88,7 +90,7 @@ elif kind == "job":
     # Jobs not yet admitted first (Pending: enqueue refused them, or never asked), then the rest by name.
     subjects = sorted(jobs, key=lambda u: (0 if jobs[u].phase in ("", "Pending") else 1, u))
     widget, label = "why_job", "Job (PodGroup) to explain"
-    pods_of = {u: sum(1 for p in after.pods.values() if p.group and f"{p.namespace}/{p.group}" == u) for u in jobs}
+    pods_of = Counter(f"{p.namespace}/{p.group}" for p in after.pods.values() if p.group)
 
     def _label(u: str) -> str:
         pods = pods_of.get(u, 0)
