@@ -13,7 +13,7 @@ from capacity.errors import InputError
 from capacity.explain import victim_table
 from capacity.whatif import what_would_change
 from ui.answer_view import show_answer, show_session_notes
-from ui.answers import answer_for, cycle_notes
+from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
 from ui.state import get_workspace
 from ui.text import md_escape
@@ -97,12 +97,14 @@ elif kind == "job":
         return f"{u} ({jobs[u].phase or 'Pending'}, {pods or 'no'} pod{'' if pods == 1 else 's'})"
 else:
     queues = after.queues
-    subjects = sorted(queues)
+    # root first: the top of the tree, answered even when the scenario does not declare it.
+    subjects = [ROOT_QUEUE, *sorted(q for q in queues if q != ROOT_QUEUE)] if queues else []
     widget, label = "why_queue", "Queue to explain"
-    parents = {q.parent for q in queues.values() if q.parent}
+    parents = {q.parent or ROOT_QUEUE for name, q in queues.items() if name != ROOT_QUEUE}
 
     def _label(q: str) -> str:
-        return f"{q} (has child queues)" if q in parents else q
+        undeclared = " (not declared)" if q not in queues else ""
+        return f"{q}{undeclared} (has child queues)" if q in parents else q + undeclared
 
 if not subjects:
     st.text(f"The scenario has no {kind}s.")

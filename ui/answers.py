@@ -20,7 +20,13 @@ KINDS = ("pod", "job", "queue")
 _MEMO_SIZE = 32
 
 
+#: The top of the queue tree: answered even when the scenario does not declare it (capacity/answer_queue.py).
+ROOT_QUEUE = "root"
+
+
 def _has(cluster: Cluster, kind: str, name: str) -> bool:
+    if kind == "queue" and name == ROOT_QUEUE:
+        return True
     objects = {"pod": cluster.pods, "job": cluster.podgroups, "queue": cluster.queues}[kind]
     return name in objects
 

@@ -126,7 +126,7 @@ def test_a_queue_with_child_queues_is_answered():
     at.radio(key="answer_kind").set_value("queue").run()
     _clean(at)
     picker = at.selectbox(key="why_queue")
-    assert "research (has child queues)" in [picker.format_func(o) for o in picker.options]
+    assert "research (has child queues)" in picker.options and picker.options[0] == "root (has child queues)"
     picker.select("research").run()
     _clean(at)
     ws = at.session_state[WORKSPACE_KEY]
@@ -134,6 +134,18 @@ def test_a_queue_with_child_queues_is_answered():
     expected = answer_queue(run, "research")
     assert expected.sentence in _texts(at)
     assert at.code and at.code[0].value.startswith("Queue/research")
+
+
+def test_an_undeclared_root_queue_is_answered_too():
+    at = _app()
+    at.radio(key="answer_kind").set_value("queue").run()
+    picker = at.selectbox(key="why_queue")
+    assert picker.options[0] == "root (not declared) (has child queues)" and picker.value == "root"
+    _clean(at)
+    expected = answer_queue(_run_of(), "root")
+    assert expected.sentence in _texts(at)
+    assert [c.subject for c in expected.children] == ["Queue/team"]
+    assert f"team: {expected.children[0].sentence}" in _texts(at)
 
 
 def test_session_notes_are_shown():
