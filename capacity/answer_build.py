@@ -9,6 +9,7 @@ that never looked at the pod say why ("not reached": a Pending job, a queue over
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from capacity.answer import Answer, Check, ExplainRun
 from capacity.answer_checks import event_check, node_list, pods_list, reason_text, vote_check
@@ -143,6 +144,13 @@ class Chain:
         self.checks: list[Check] = []
         self.rules: dict[int, str] = {}  # id(check) -> plugin.rule
         self.preemptor = ""  # whose victims the reclaim / preempt records in flight are about
+        self.styles = getattr(run.before, "unit_styles", None) or None
+
+    def _vc(self, r: Record, outcome: str, name: str = "") -> Check:
+        return vote_check(r, outcome, name, self.styles)
+
+    def _say(self, reason: Any) -> str:
+        return reason_text(reason, self.styles)
 
     def add(self, check: Check, rule: str = "") -> None:
         last = self.checks[-1] if self.checks else None
@@ -163,7 +171,7 @@ class Chain:
                 continue
             if r.kind == "queueOverused" and r.subject == self.queue and r.action in ("allocate", "reclaim"):
                 reasons = [x for v in prev_overused for x in v.reasons]
-                text = "; ".join(reason_text(x) for x in reasons) or f"queue {self.queue} is overused"
+                text = "; ".join(self._say(x) for x in reasons) or f"queue {self.queue} is overused"
                 self.add(Check(r.action, f"queue {self.queue} is not overused", "stopped",
                                f"queue {self.queue} is overused, so {r.action} skips its jobs: {text}",
                                reasons[0].plugin if reasons else ""), _rule(_best(reasons), "proportion.overused"))
@@ -181,7 +189,7 @@ class Chain:
         if k == "jobEnqueueable":
             outcome = {"Reject": "stopped", "Permit": "passed"}.get(r.verdict, "info")
             rs = list(r.reasons)
-            self.add(vote_check(r, outcome, f"{r.plugin}: may the job leave Pending?"), _rule(_best(rs), ""))
+            self.add(self._vc(r, outcome, f"{r.plugin}: may the job leave Pending?"), _rule(_best(rs), ""))
         elif k.endswith("TierShortCircuit"):
             self.add(event_check(r, "info", str(r.detail.get("quirk") or "a Permit ended the vote early")))
         elif k == "enqueue":
@@ -194,7 +202,7 @@ class Chain:
                 self.add(event_check(r, "info" if voted else "stopped", f"enqueue did not admit job {self.uid}: "
                                      "its PodGroup stays Pending", "enqueue verdict"), "enqueue.rejected")
         elif k == "jobValid":
-            self.add(vote_check(r, "stopped", f"{r.plugin}: the job is valid"), _rule(_best(list(r.reasons)),
+            self.add(self._vc(r, "stopped", f"{r.plugin}: the job is valid"), _rule(_best(list(r.reasons)),
                                                                                       "gang.jobValid"))
         elif k in ("skipJob", "preemptSkipJob"):
             if not (self.checks and self.checks[-1].name.endswith("the job is valid")
@@ -205,7 +213,7 @@ class Chain:
         elif k == "jobStarving":
             mine = any(c.action == r.action for c in self.checks if c.action in ROOM_ACTIONS)
             tried = self._job_tried(r)
-            text = "; ".join(reason_text(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
+            text = "; ".join(self._say(x) for x in r.reasons) or f"{r.plugin} says job {self.uid} is not starving"
             if mine or (tried and not self.key):
                 self.add(Check(r.action, f"{r.plugin}: is the job still starving?", "info",
                                f"{text}, so {r.action} stops trying for it", r.plugin, [], r.cycle))
@@ -225,7 +233,7 @@ class Chain:
                                  "rolled back its placements", "gang: minAvailable placed together"),
                      "gang.minAvailable")
         elif k == "jobPipelined" and r.verdict == "Reject" and r.reasons:
-            self.add(vote_check(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
+            self.add(self._vc(r, "info", f"{r.plugin}: enough pods placed or pipelined"))
         elif k == "preemptCommit":
             self.add(event_check(r, "passed", f"preempt kept its {r.detail.get('operations')} operations for "
                                  f"job {self.uid} (the job is pipelined)"))
@@ -251,7 +259,7 @@ class Chain:
         if k == "allocatable":
             ok = r.verdict is True
             outcome = "passed" if ok else ("stopped" if a in ("allocate", "backfill") else "info")
-            self.add(vote_check(r, outcome, f"{r.plugin}: the queue has room for the pod"),
+            self.add(self._vc(r, outcome, f"{r.plugin}: the queue has room for the pod"),
                      _rule(_best(list(r.reasons)), f"{r.plugin}.allocatable"))
         elif k == "noFit":
             self.add(event_check(r, "stopped", f"no node fits it: {r.verdict}", "a node fits the pod"),
@@ -279,12 +287,15 @@ class Chain:
             self.add(event_check(r, "info", f"its tentative {r.verdict} was rolled back"))
         elif k == "bind":
             self.add(event_check(r, "passed", f"bound to {r.verdict}"))
+        elif k == "queueChange":
+            self.add(Check(a, "the queues before and after", "info",
+                           "; ".join(x.text for x in r.reasons) or "queue figures changed", "", [], r.cycle))
         elif k == "preemptionPolicyNever":
             self.add(event_check(r, "stopped", "its preemptionPolicy is Never, so it takes nothing from others"),
                      f"{a}.preemptionPolicyNever")
         elif k == "preemptive":
             ok = r.verdict is True
-            self.add(vote_check(r, "passed" if ok else "stopped", f"{r.plugin}: may its queue take resources back?"),
+            self.add(self._vc(r, "passed" if ok else "stopped", f"{r.plugin}: may its queue take resources back?"),
                      _rule(_best(list(r.reasons)), f"{a}.notPreemptive"))
         elif k.endswith("Vote"):
             self._vote(r)
@@ -338,7 +349,7 @@ class Chain:
         by_rule: dict[str, list] = {}
         for x in kept:
             by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
-        why = "; ".join(f"{len(xs)} kept, e.g. {reason_text(xs[0])}" if len(xs) > 1 else reason_text(xs[0])
+        why = "; ".join(f"{len(xs)} kept, e.g. {self._say(xs[0])}" if len(xs) > 1 else self._say(xs[0])
                         for xs in by_rule.values())
         offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
@@ -361,7 +372,7 @@ class Chain:
                     kept.extend(v.reasons)
             best = _best(kept)
             who = (f": {', '.join(dict.fromkeys(empty))} offered none, which ends a tier" if empty else "") + (
-                f" ({reason_text(best)})" if best is not None else "")
+                f" ({self._say(best)})" if best is not None else "")
             self.add(Check(r.action, "the victims", "stopped", f"no tier of plugins offered a victim{who}", "", [],
                            r.cycle), _rule(best, f"{r.action}.noVictims"))
             return
@@ -370,6 +381,14 @@ class Chain:
         if later:
             text += f"; {later}"
         self.add(Check(r.action, "the victims", "passed", text, "", [], r.cycle))
+
+
+def not_reached_actions(checks: list[Check]) -> str:
+    """'allocate, reclaim and preempt': the actions that did not reach the subject (backfill left out: it
+    places only pods that request nothing, which a user rarely asks about)."""
+    acts = [c.action for c in checks if c.outcome == "not reached" and c.action != "backfill"]
+    acts = list(dict.fromkeys(acts))
+    return ", ".join(acts[:-1]) + f" and {acts[-1]}" if len(acts) > 1 else "".join(acts)
 
 
 def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
@@ -441,6 +460,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
     last attempt kept it, the reason said for that.
     """
     recs = run.cycle_records(cycle)
+    styles = getattr(run.before, "unit_styles", None) or None
     checks: list[Check] = []
     rule = ""
     kept_text = ""
@@ -462,7 +482,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
         for v in decided:
             said = [x for x in v.reasons if x.values.get("task") == key]
             chosen = key in v.verdict
-            text = "; ".join(reason_text(x) for x in said) or (
+            text = "; ".join(reason_text(x, styles) for x in said) or (
                 f"{v.plugin} offers it as a victim" if chosen else f"{v.plugin} does not offer it")
             checks.append(Check(r.action, f"tier {int(v.detail.get('tier', 0)) + 1}, {v.plugin}: may it go for "
                                 f"{r.subject}?", "passed" if chosen else "stopped", text, v.plugin, [], cycle))
@@ -472,7 +492,7 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
         if kept or kept_by:  # kept by the deciding tier: the most telling plugin's reason says why
             best = _best(kept)
             rule = _rule(best, f"{kept_by}.kept")
-            kept_text = reason_text(best) if best is not None else f"{kept_by} does not offer it"
+            kept_text = reason_text(best, styles) if best is not None else f"{kept_by} does not offer it"
         if tier >= 0:
             verdict = "a victim" if key in r.verdict else "not a victim"
             later = _later_tiers(r)
@@ -512,6 +532,11 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                 f" to make room for {preemptor}" if preemptor else "") + (f": {why.text}" if why else "")
             if tentative is not None:
                 checks.append(event_check(tentative, "info", f"marked for eviction on {tentative.detail.get('node')}"))
+            change = next((r for r in run.cycle_records(cycle) if r.kind == "queueChange" and r.subject == key
+                           and r.reasons), None)
+            if change is not None:  # the queues' allocated and share before -> after (the numbers' own record)
+                checks.append(Check(change.action, "the queues before and after", "info",
+                                    "; ".join(x.text for x in change.reasons), "", [], cycle))
             checks.append(event_check(evict, "passed", f"evicted from {evict.detail.get('node') or st.node}"))
             return Answer(subject, "pod", "evicted", text, rule or f"{evict.action}.evicted", cycle, checks=checks,
                           next="it terminates; its resources are free once it is gone (the next cycle at the earliest)")
@@ -622,8 +647,9 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
         rule = chain.rules.get(id(vote), "") or rule
         text = f"pending: enqueue did not admit job {chain.uid}: {vote.text}"
-        if any(c.outcome == "not reached" for c in checks):
-            text += "; allocate, reclaim and preempt only consider jobs that are Inqueue or Running, so none tried it"
+        skipped = not_reached_actions(checks)
+        if skipped:
+            text += f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so none tried it"
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
                       next="waits in Pending: enqueue tries the job again every cycle")
     verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in _PLACING}
@@ -673,3 +699,7 @@ def final_state(run: ExplainRun, key: str) -> str:
         return f"after cycle {run.cycles}: {key} runs on {pod.node_name}"
     nominated = f" (nominated to {pod.nominated_node})" if pod.nominated_node else ""
     return f"after cycle {run.cycles}: {key} is pending{nominated}"
+
+
+def consider_verb(actions: str) -> str:
+    return "consider" if " and " in actions else "considers"

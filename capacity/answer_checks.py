@@ -24,14 +24,18 @@ _TEMPLATES: list[tuple[tuple[str, ...], str]] = [
                                                   "realCapability {realCapability}"),
     (("allocated", "request", "deserved"), "allocated {allocated} + request {request} > deserved {deserved}"),
 ]
-_HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d")
+# A sentence that already shows its numbers: a sum or comparison, or a resource name followed by an amount.
+_HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d|\b(?:cpu|memory|pods|[\w.-]+/[\w.-]+) \d")
 
 
-def shown(dim: str, v: Any) -> str:
+Styles = dict[str, str] | None  # the units the input wrote per resource (Cluster.unit_styles)
+
+
+def shown(dim: str, v: Any, styles: Styles = None) -> str:
     """A recorded value in the user's units (strings, already formatted by the recorder, pass through)."""
     if isinstance(v, bool) or not isinstance(v, int | float):
         return str(v)
-    return format_resource_value(dim, float(v))
+    return format_resource_value(dim, float(v), styles)
 
 
 def _per_dim(values: dict[str, Any]) -> tuple[list[str], dict[str, dict[str, Any]]]:
@@ -44,7 +48,7 @@ def _per_dim(values: dict[str, Any]) -> tuple[list[str], dict[str, dict[str, Any
     return dims, dicts
 
 
-def figures_of(reason: Reason) -> list[Figure]:
+def figures_of(reason: Reason, styles: Styles = None) -> list[Figure]:
     """Every number a reason carries, named after its queue (if any), key and dimension."""
     values = reason.values or {}
     owner = str(values.get("queue") or "")
@@ -53,7 +57,7 @@ def figures_of(reason: Reason) -> list[Figure]:
     for key, per in dicts.items():
         for dim in dims:
             if dim in per:
-                out.append(Figure(" ".join(x for x in (owner, key, dim) if x), shown(dim, per[dim]),
+                out.append(Figure(" ".join(x for x in (owner, key, dim) if x), shown(dim, per[dim], styles),
                                   float(per[dim])))
     for key, v in values.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
@@ -61,7 +65,7 @@ def figures_of(reason: Reason) -> list[Figure]:
     return out
 
 
-def numbers_phrase(reason: Reason) -> str:
+def numbers_phrase(reason: Reason, styles: Styles = None) -> str:
     """'cpu: minResources 3 + allocated 1 + inqueue 0 - elastic 1 > realCapability 2' from a reason's values."""
     values = reason.values or {}
     dims, dicts = _per_dim(values)
@@ -69,7 +73,7 @@ def numbers_phrase(reason: Reason) -> str:
         return ""
     parts = []
     for dim in dims:
-        have = {k: shown(dim, d[dim]) for k, d in dicts.items() if dim in d}
+        have = {k: shown(dim, d[dim], styles) for k, d in dicts.items() if dim in d}
         template = next((t for keys, t in _TEMPLATES if set(keys) <= set(have)), None)
         if template is not None:
             parts.append(f"{dim}: " + template.format(**have))
@@ -78,23 +82,23 @@ def numbers_phrase(reason: Reason) -> str:
     return "; ".join(parts)
 
 
-def reason_text(reason: Reason) -> str:
+def reason_text(reason: Reason, styles: Styles = None) -> str:
     """The reason's sentence, with its recorded numbers added when the sentence does not show them."""
     text = reason.text
-    phrase = numbers_phrase(reason)
+    phrase = numbers_phrase(reason, styles)
     if phrase and not _HAS_SUM.search(text):
         return f"{text} ({phrase})"
     return text
 
 
-def vote_check(rec: Record, outcome: str, name: str = "") -> Check:
+def vote_check(rec: Record, outcome: str, name: str = "", styles: Styles = None) -> Check:
     """One plugin's vote: its reason (or, without one, what it answered)."""
     reasons = list(rec.reasons)
     verdict = {True: "passes", False: "refuses", "Permit": "permits", "Reject": "rejects",
                "Abstain": "abstains"}.get(rec.verdict, str(rec.verdict)) if isinstance(rec.verdict, bool | str) \
         else str(rec.verdict)
-    text = "; ".join(reason_text(r) for r in reasons) if reasons else f"{rec.plugin} {verdict}"
-    figures = [f for r in reasons for f in figures_of(r)]
+    text = "; ".join(reason_text(r, styles) for r in reasons) if reasons else f"{rec.plugin} {verdict}"
+    figures = [f for r in reasons for f in figures_of(r, styles)]
     return Check(rec.action, name or f"{rec.plugin}: {words(rec.kind)}", outcome, text, rec.plugin, figures,
                  rec.cycle)
 

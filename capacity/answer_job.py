@@ -9,8 +9,10 @@ from capacity.answer_build import (
     Chain,
     add_not_reached,
     build_pod,
+    consider_verb,
     first_stopped,
     job_phase_at_open,
+    not_reached_actions,
     notes_for,
     queue_path,
 )
@@ -25,14 +27,16 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     chain = Chain(run, cycle, "", uid)
     chain.build()
     phase = job_phase_at_open(run, uid, cycle)
-    add_not_reached(chain, phase, True)
+    add_not_reached(chain, phase, False)
     checks = [c for c in chain.checks if c.outcome != "info" or c.action == "enqueue"]
     after = run.results[cycle - 1].podgroup_phases.get(uid, phase) if cycle - 1 < len(run.results) else phase
     stop = first_stopped(checks)
     if stop is not None and stop.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
-        text = (f"job {uid} stays Pending: enqueue did not admit it: {vote.text}; allocate, reclaim and preempt only "
-                "consider jobs that are Inqueue or Running, so nothing was placed or evicted for it")
+        skipped = not_reached_actions(checks)
+        text = f"job {uid} stays Pending: enqueue did not admit it: {vote.text}" + (
+            f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so nothing else was "
+            "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
             "waits in Pending: enqueue tries the job again every cycle"
     if phase in ("Pending", "") and after not in ("Pending", ""):
@@ -64,17 +68,18 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     figures = [Figure("minAvailable", str(pg.min_member), float(pg.min_member))]
     if pg.min_resources is not None:
         for dim, v in _dims(pg.min_resources).items():
-            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v), v))
+            figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v, run.before.unit_styles), v))
     if parts:
         counts = Counter(p.outcome for p in parts)
         summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
         if outcome != "not admitted":
             stuck = next((p for p in parts if p.outcome == "pending"), None)
-            text = f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} pods: {summary}"
-            if stuck is not None:
+            text = (f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} "
+                    f"pod{'' if len(parts) == 1 else 's'}: {summary}")
+            if stuck is not None:  # the first pending pod's chain (it holds the job's own checks too)
                 text += f"; {stuck.subject[4:]} {stuck.sentence}"
                 rule = stuck.rule
-                checks = checks + [c for c in stuck.checks if c.action != "enqueue"]
+                checks = stuck.checks
             elif rule == "none":
                 rule = parts[0].rule
         else:

@@ -54,7 +54,7 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
             elif key == "realCapability" and _unlimited(dim, v):
                 s = "no limit"
             else:
-                s = format_resource_value(dim, v)
+                s = format_resource_value(dim, v, getattr(run.before, "unit_styles", None))
                 if key == "capability" and set_dims is not None and dim not in set_dims:
                     s += " (not set: from its parent)"
             figures.append(Figure(f"{name} {key} {dim}", s, v))
@@ -67,11 +67,36 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
             texts[key] = "none"
         else:
             texts[key] = ", ".join(shown) or "-"
+    rec = _figures_record(run, name)
+    if rec is not None and rec.detail.get("capability"):
+        texts["capability"] = _capability_from(rec, getattr(run.before, "unit_styles", {}) or {})
+    if rec is not None and rec.reasons:
+        texts["derived"] = rec.reasons[0].text
     share = nums.get("share")
     if isinstance(share, int | float):
         figures.append(Figure(f"{name} share", f"{share:.3f}", float(share)))
         texts["share"] = f"{share:.3f}"
     return figures, texts
+
+
+def _figures_record(run: ExplainRun, name: str) -> Any:
+    """The queue plugin's queueFigures record for the queue in the last cycle that wrote one (None if none)."""
+    return next((r for r in reversed(run.records) if r.kind == "queueFigures" and r.subject == name), None)
+
+
+def _capability_from(rec: Any, styles: dict[str, str]) -> str:
+    """'cpu 100 (inherited from parent a), memory 5Gi' from a queueFigures record's capability and its how."""
+    caps = rec.detail.get("capability") or {}
+    how = rec.detail.get("capabilityHow") or {}
+    if caps and all(str(v) == UNSET for v in caps.values()):
+        return UNSET
+    parts = []
+    for dim, v in caps.items():
+        shown = str(v) if isinstance(v, str) else format_resource_value(dim, float(v), styles)
+        note = str(how.get(dim) or "")
+        parts.append(f"{dim} {shown}" + (f" ({note})" if note and not note.startswith(("set to", "not set"))
+                                           else ""))
+    return ", ".join(parts)
 
 
 def children_of(run: ExplainRun, name: str) -> list[str]:
@@ -118,7 +143,7 @@ def _counted(c: Counter, what: str) -> str:
 
 
 def _facts(texts: dict[str, str]) -> list[tuple[str, str]]:
-    return [(k, texts[k]) for k in (*FIGURE_KEYS, "share") if k in texts]
+    return [(k, texts[k]) for k in (*FIGURE_KEYS, "share", "derived") if k in texts]
 
 
 def _top_reasons(jobs: list[Answer], top: int = 5) -> list[tuple[int, str, str]]:

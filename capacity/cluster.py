@@ -169,6 +169,8 @@ class Cluster:
     namespace_weights: dict[str, int] = field(default_factory=dict)
     conf: SchedulerConf = field(default_factory=default_conf)
     warnings: list[LoadWarning] = field(default_factory=list)
+    # Per resource name the units the input wrote it in (quantity.UnitStyles), for showing numbers back so.
+    unit_styles: dict[str, str] = field(default_factory=dict)
 
     def copy_state(self) -> Cluster:
         """A copy that later cycles cannot change, at a fraction of `copy.deepcopy`'s cost.
@@ -181,7 +183,8 @@ class Cluster:
                        podgroups={k: _copy_slots(pg) for k, pg in self.podgroups.items()},
                        pods={k: _copy_slots(p) for k, p in self.pods.items()},
                        priority_classes=self.priority_classes, global_default_priority=self.global_default_priority,
-                       namespace_weights=self.namespace_weights, conf=self.conf, warnings=self.warnings)
+                       namespace_weights=self.namespace_weights, conf=self.conf, warnings=self.warnings,
+                       unit_styles=self.unit_styles)
 
     def job_priority(self, pg: PodGroupObj) -> int:
         """JobInfo.Priority: the PodGroup's PriorityClass, else the globalDefault, else 0."""

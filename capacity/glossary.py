@@ -62,6 +62,8 @@ KINDS: dict[str, str] = {
     "phase": "PodGroup phase written as the cycle closed",
     "proportionRound": "a round of proportion's water-filling of deserved",
     "pluginNote": "a plugin's note about this cycle",
+    "queueFigures": "a queue's figures as the session opened (and how each was derived)",
+    "queueChange": "a queue's allocated and share before and after an eviction or placement",
 }
 
 #: Vote verdicts in words.

@@ -19,6 +19,7 @@ from capacity.cluster import Cluster, LoadWarning, NodeObj, PodGroupObj, PodObj
 from capacity.conf import SchedulerConf, default_conf, parse_conf
 from capacity.errors import InputError
 from capacity.model import PodSpec, QueueSpec
+from capacity.quantity import UnitStyles
 from capacity.resources import Resource, from_resource_list
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
@@ -302,6 +303,7 @@ class _Reader:
         self.source = source
         self.node_names: set[str] = set()
         self.conf_seen = False
+        self.styles = UnitStyles()  # how the input wrote its quantities: Cluster.unit_styles
 
     def warn(self, obj: str, fld: str, msg: str) -> None:
         self.c.warnings.append(LoadWarning(obj, fld, msg))
@@ -341,7 +343,7 @@ class _Reader:
         if raw is not None and not isinstance(raw, dict):
             raise InputError(obj, fld, f"must be a mapping of resource name to quantity, got {_type_name(raw)}")
         skipped: list[str] = []
-        r = from_resource_list(raw or {}, obj=obj, field=fld, skipped=skipped)
+        r = from_resource_list(raw or {}, obj=obj, field=fld, skipped=skipped, styles=self.styles)
         for s in skipped:
             self.warn(obj, f"{fld}.{s}", f"not a resource name Volcano parses; {why}{_suggest(s, COMMON_RESOURCES)}")
         for name in ("memory", "ephemeral-storage"):
@@ -549,6 +551,7 @@ class _Reader:
     # ---- cross-object checks --------------------------------------------------------------
     def finish(self, found_conf: bool) -> None:
         c = self.c
+        c.unit_styles = self.styles.chosen()
         if not found_conf:
             self.warn(f"ConfigMap/{CONFIGMAP_NAME}", "", "not given; using Volcano's default "
                       "configuration (enqueue, allocate, backfill; priority, gang, conformance | "

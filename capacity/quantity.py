@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+from collections.abc import Mapping
 from decimal import Decimal
 
 from capacity.errors import InputError
@@ -25,6 +26,9 @@ __all__ = [
     "format_milli_cpu",
     "format_number",
     "format_resource_value",
+    "format_resources",
+    "quantity_style",
+    "UnitStyles",
     "milli_value",
     "parse_quantity",
     "value",
@@ -279,52 +283,167 @@ def _integral(x: float) -> int | None:
     return None
 
 
-def format_milli_cpu(milli: float) -> str:
-    """Milli-cores as Kubernetes would write them: 2000 -> "2", 500 -> "500m", 0.5 -> "0.5m"."""
+def _rounded(x: float) -> str:
+    """A non-integral amount rounded for reading: 2 decimals from 1 up ("29833.33", "29.83"), else 3
+    significant digits ("0.5", "0.00152"); never an exponent."""
+    if x == 0:
+        return "0"
+    digits = 2 if abs(x) >= 1 else min(15, 2 - math.floor(math.log10(abs(x))))
+    text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
+def format_milli_cpu(milli: float, style: str | None = None) -> str:
+    """Milli-cores as Kubernetes would write them: 2000 -> "2", 500 -> "500m", 0.5 -> "0.5m".
+
+    `style` "cores" (the input wrote cpu in cores, UnitStyles) shows every amount in cores: 500 -> "0.5".
+    A non-integral amount (a water-filled share) is rounded: 29833.333... -> "29833.33m" or "29.83".
+    """
     n = _integral(milli)
     if n is None:
-        return format_number(milli) if abs(milli) >= _MAX_FLOAT else f"{format_number(milli)}m"
+        if abs(milli) >= _MAX_FLOAT or not math.isfinite(milli):
+            return format_number(milli)
+        return _rounded(milli / 1000) if style == CORES else f"{_rounded(milli)}m"
+    if style == CORES:
+        return format(Decimal(n).scaleb(-3).normalize(), "f")
     if n % 1000 == 0:
         return str(n // 1000)
     return f"{n}m"
 
 
-def format_bytes(amount: float) -> str:
-    """Bytes with the largest exact suffix: 4 GiB -> "4Gi", 10^9 -> "1G", 1500 -> "1500"."""
+_ROUND_FROM = 2**20  # with a style (for reading), larger byte amounts without an exact suffix are rounded
+
+
+def _exact_in(n: int, family: tuple[tuple[str, int], ...]) -> tuple[int, str] | None:
+    """n in the largest suffix of `family` that divides it exactly: (mantissa, suffix), or None."""
+    for suffix, size in family:
+        if n % size == 0:
+            return n // size, suffix
+    return None
+
+
+def format_bytes(amount: float, style: str | None = None) -> str:
+    """Bytes with the largest exact suffix: 4 GiB -> "4Gi", 10^9 -> "1G", 1500 -> "1500".
+
+    Where both a binary and a decimal suffix divide exactly, the shorter number wins (2 * 10^9 is "2G",
+    not "1953125Ki"), on a tie the input's style (UnitStyles: BINARY, DECIMAL; binary without one). PLAIN
+    keeps integral bytes as written. A non-integral amount is rounded in the style's suffixes
+    ("3.33G", "3.1Gi"); so is, with a style given (a sentence, not an export), an integral one of 1Mi or
+    more that no suffix divides (2221225472 -> "2.22G"). Without a style integral amounts stay exact.
+    """
     n = _integral(amount)
     if n is None or n == 0:
+        if n is None and math.isfinite(amount) and abs(amount) < _MAX_FLOAT:
+            family = _DECIMAL_RENDER if style == DECIMAL else _BINARY_RENDER
+            for suffix, size in family:
+                if abs(amount) >= size and style != PLAIN:
+                    return f"{_rounded(amount / size)}{suffix}"
+            return _rounded(amount)
         return format_number(amount)
-    for suffix, size in _BINARY_RENDER + _DECIMAL_RENDER:
-        if n % size == 0:
-            return f"{n // size}{suffix}"
-    return str(n)
+    if style == PLAIN:
+        return str(n)
+    binary, decimal = _exact_in(n, _BINARY_RENDER), _exact_in(n, _DECIMAL_RENDER)
+    options = [o for o in ((decimal, binary) if style == DECIMAL else (binary, decimal)) if o is not None]
+    if not options:
+        if style is not None and abs(n) >= _ROUND_FROM:  # for reading: "2.22G", not 2221225472
+            for suffix, size in _DECIMAL_RENDER if style == DECIMAL else _BINARY_RENDER:
+                if abs(n) >= size:
+                    return f"{_rounded(n / size)}{suffix}"
+        return str(n)
+    mantissa, suffix = min(options, key=lambda o: len(str(abs(o[0]))))  # min keeps the first of equals
+    return f"{mantissa}{suffix}"
 
 
 def format_milli_count(milli: float) -> str:
     """A milli-valued scalar (GPU cards, attachable volumes) in whole units: 1000 -> "1", 1500 -> "1.5"."""
     n = _integral(milli)
     if n is None:
-        return format_number(milli) if abs(milli) >= _MAX_FLOAT else format_number(milli / 1000)
+        return format_number(milli) if abs(milli) >= _MAX_FLOAT or not math.isfinite(milli) else _rounded(
+            milli / 1000)
     return format(Decimal(n).scaleb(-3).normalize(), "f")
 
 
-def format_resource_value(name: str, amount: float) -> str:
+def format_resource_value(name: str, amount: float, styles: Mapping[str, str] | None = None) -> str:
     """Render one dimension of a Volcano resource (internal units) the way a Kubernetes user writes it.
 
     cpu is milli-cores, memory bytes, ``pods`` a plain count, ``ephemeral-storage`` and
-    ``hugepages-*`` milli-bytes, every other scalar milli-units (spec 1.2).
+    ``hugepages-*`` milli-bytes, every other scalar milli-units (spec 1.2). `styles`: per resource name
+    the style the input used (UnitStyles.chosen, Cluster.unit_styles); without one, the default style.
     """
     if amount >= _SCALAR_INFINITY:
         return "∞"  # Volcano's "unlimited": MaxFloat64 for cpu/memory, MaxInt64 for scalars (spec 3.3)
+    style = styles.get(name) if styles else None
     if name == "cpu":
-        return format_milli_cpu(amount)
+        return format_milli_cpu(amount, style)
     if name == "memory":
-        return format_bytes(amount)
+        return format_bytes(amount, style)
     if name == "pods":
-        return format_number(amount)
+        return format_number(amount) if _integral(amount) is not None else _rounded(amount)
     if name == "ephemeral-storage" or name.startswith("hugepages-"):
         n = _integral(amount)
         if n is not None and n % 1000 == 0:
-            return format_bytes(n // 1000)
-        return format_number(amount / 1000)
+            return format_bytes(n // 1000, style)
+        return format_bytes(amount / 1000, style) if math.isfinite(amount) else format_number(amount / 1000)
     return format_milli_count(amount)
+
+
+def format_resources(values: Mapping[str, float], styles: Mapping[str, str] | None = None) -> str:
+    """"cpu 4, memory 8Gi": each dimension of `values` (internal units) as `format_resource_value` renders it."""
+    return ", ".join(f"{n} {format_resource_value(n, v, styles)}" for n, v in values.items()) or "nothing"
+
+
+# --- The units the input used --------------------------------------------------------------------
+
+CORES = "cores"
+MILLI = "milli"
+BINARY = "binary"
+DECIMAL = "decimal"
+PLAIN = "plain"
+
+_BINARY_SUFFIX_RE = re.compile(r"[0-9.]*[KMGTPE]i")
+_DECIMAL_SUFFIX_RE = re.compile(r"[0-9.]*[kMGTPE]")
+_PLAIN_RE = re.compile(r"[+]?[0-9]*\.?[0-9]*")
+_BYTE_NAMES = ("memory", "ephemeral-storage")
+_STYLE_ORDER = {CORES: 0, MILLI: 1, BINARY: 0, DECIMAL: 1, PLAIN: 2}  # ties: the first of these
+
+
+def quantity_style(name: str, raw: object) -> str | None:
+    """How a quantity of resource `name` was written: cpu in CORES or MILLI; memory and other byte amounts
+    BINARY (Gi), DECIMAL (G) or PLAIN bytes; None for other names and other spellings (exponents)."""
+    text = raw.strip() if isinstance(raw, str) else str(raw) if isinstance(raw, int | float) else ""
+    if name == "cpu":
+        if text.endswith("m"):
+            return MILLI
+        return CORES if _PLAIN_RE.fullmatch(text) else None
+    if name in _BYTE_NAMES or name.startswith("hugepages-"):
+        if _BINARY_SUFFIX_RE.fullmatch(text):
+            return BINARY
+        if _DECIMAL_SUFFIX_RE.fullmatch(text):
+            return DECIMAL
+        return PLAIN if _PLAIN_RE.fullmatch(text) else None
+    return None
+
+
+class UnitStyles:
+    """Counts how the input wrote each resource's quantities, to show numbers back in the same units.
+
+    Loading notes each (name, text) once more (one dict update per quantity); `chosen` classifies the
+    distinct texts once and picks per name the most common style (ties: cores, binary, then the rest)."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, object], int] = {}
+
+    def note(self, name: str, raw: object) -> None:
+        key = (name, raw)
+        self.seen[key] = self.seen.get(key, 0) + 1
+
+    def chosen(self) -> dict[str, str]:
+        counts: dict[str, dict[str, int]] = {}
+        for (name, raw), n in self.seen.items():
+            style = quantity_style(name, raw)
+            if style is not None:
+                per = counts.setdefault(name, {})
+                per[style] = per.get(style, 0) + n
+        return {name: min(per, key=lambda s: (-per[s], _STYLE_ORDER[s])) for name, per in sorted(counts.items())}

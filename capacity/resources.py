@@ -25,6 +25,7 @@ from typing import overload
 from capacity.errors import InputError, ResourceUnderflow
 from capacity.quantity import (
     INT64_MAX,
+    UnitStyles,
     format_bytes,
     format_number,
     milli_value,
@@ -778,13 +779,15 @@ def from_resource_list(
     field: str = "",
     skipped: list[str] | None = None,
     ignored_devices: Collection[str] = (),
+    styles: UnitStyles | None = None,
 ) -> Resource:
     """``NewResource(ResourceList)`` (spec 1.2), with input errors naming object and field.
 
     cpu -> milli-cores, memory -> bytes (``Value()``), pods -> MaxTaskNum and scalar count,
     ephemeral-storage and other scalar names -> milli-units. Names Volcano drops (``count/*``,
     non-scalar names such as ``requests.cpu``, ``ignored_devices``) are appended to ``skipped`` so
-    the caller can warn. Negative or unparsable quantities raise ``InputError``.
+    the caller can warn. Negative or unparsable quantities raise ``InputError``. `styles` notes how each
+    quantity was written (for showing numbers in the input's units).
     """
     r = Resource()
     if mapping is None:
@@ -796,6 +799,8 @@ def from_resource_list(
             raise InputError(obj, field, f"resource names must be non-empty strings, got {name!r}")
         where = f"{field}.{name}" if field else name
         q = parse_quantity(raw, obj=obj, field=where)
+        if styles is not None:
+            styles.note(name, raw)
         if q < 0:
             raise InputError(obj, where, f"must not be negative, got {raw!r}")
         if name == "cpu":

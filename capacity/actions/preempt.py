@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
+from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
 from capacity.actions.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
 from capacity.conf import get_bool, get_int
@@ -462,10 +463,14 @@ def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: 
     node_stmt = Statement(ssn)
     preempted = Resource.empty()
     fits = fits_on_node(ssn, queue, task, node)
+    traced = ssn.trace.enabled
     for victim in ssn.victims_in_order(victims, task):
         if fits:
             break
+        before = queues_now(ssn, victim, task) if traced else None
         node_stmt.evict(victim, "preempt")
+        if before is not None:
+            file_eviction(ssn, "preempt", task, victim, before)
         preempted.add(victim.resreq)
         fits = fits_on_node(ssn, queue, task, node)
     if not fits:
@@ -476,7 +481,10 @@ def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: 
         node_stmt.discard()
         return False
     # Volcano: evictionOccurred = !preempted.IsEmpty(), so evicting only BestEffort pods leaves it false.
+    before = queues_now(ssn, task) if traced else None
     node_stmt.pipeline(task, node.name, not preempted.is_empty())
+    if before is not None:
+        file_placement(ssn, "preempt", task, node.name, before)
     stmt.merge(node_stmt)
     return True
 

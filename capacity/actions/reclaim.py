@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.victim_bound import Skipped, bound_for, room_bound_fails, victim_table
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
@@ -168,16 +169,23 @@ def _reclaim_on(ssn: Session, stmt: Statement, task: Task, node: Node, reclaimee
     avail = node.future_idle()
     node_stmt = Statement(ssn)
     evicted = False
+    traced = ssn.trace.enabled
     for v in ssn.victims_in_order(victims, task):
         if task.init_resreq.less_equal(avail, ZERO):
             break
+        before = queues_now(ssn, v, task) if traced else None
         node_stmt.evict(v, "reclaim")
+        if before is not None:
+            file_eviction(ssn, "reclaim", task, v, before)
         avail.add(v.resreq)
         evicted = True
     if not task.init_resreq.less_equal(avail, ZERO):
         node_stmt.discard()
         return False
+    before = queues_now(ssn, task) if traced else None
     node_stmt.pipeline(task, node.name, evicted)
+    if before is not None:
+        file_placement(ssn, "reclaim", task, node.name, before)
     stmt.merge(node_stmt)
     return True
 

@@ -15,6 +15,21 @@ from capacity.conf import get_int
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
+from capacity.plugins.figures import (
+    BEST_EFFORT_SHARE,
+    amount,
+    amounts,
+    capability_text,
+    deserved_how,
+    figures,
+    names_of,
+    requested,
+    share_text,
+    summary,
+    sums,
+    tasks_text,
+    value_of,
+)
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -521,10 +536,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
     for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
     accounting. `built(queue)` may hand over an attribute that already holds the accounting of the
     queue's jobs (flat capacity's kept attributes); their jobs are not added again."""
-    total_guarantee = Resource.empty()
-    for q in ssn.queues.values():
-        if q.guarantee is not None:
-            total_guarantee.add(q.guarantee)
+    total_guarantee = sum_guarantees(ssn)
     attrs: dict[str, Any] = {}
     done: set[str] = set()
     unguaranteed = exceeded_part(total, total_guarantee)  # the same for every queue: cloned for each
@@ -542,6 +554,36 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
             continue
         accumulate_job(attr, job)
     return attrs
+
+
+def sum_guarantees(ssn: Session) -> Resource:
+    """totalGuarantee (capacity.go:1057-1063): the guarantees of every queue, with jobs or not."""
+    total_guarantee = Resource.empty()
+    for q in ssn.queues.values():
+        if q.guarantee is not None:
+            total_guarantee.add(q.guarantee)
+    return total_guarantee
+
+
+def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: list[str],
+                  styles: Any) -> dict[str, str]:
+    """Per dimension, how `flat_limits` came to a flat queue's realCapability, with the figures it used:
+    max(total - all guarantees, 0) + own guarantee, then the capability where that is lower."""
+    how: dict[str, str] = {}
+    cap = attr.queue.capability
+    for n in names:
+        t, sg, g = value_of(total, n), value_of(total_guarantee, n), value_of(attr.guarantee, n)
+        base = max(t - sg, 0.0) + g
+        real = value_of(attr.real_capability, n)
+        text = (f"cluster total {amount(n, t, styles)} - guarantees of all queues {amount(n, sg, styles)} + its "
+                f"own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}" if sg or g else
+                f"the cluster total {amount(n, t, styles)}; no queue guarantees any")
+        if n not in ("cpu", "memory") and n not in (total.scalars or {}) and n not in (attr.guarantee.scalars or {}):
+            text = "the cluster has none of it"
+        if cap is not None and real < base and real == value_of(attr.capability, n):
+            text += f"; clipped by its capability {amount(n, real, styles)}"
+        how[n] = text
+    return how
 
 
 def flat_limits(attr: Any, q: QueueSpec, unguaranteed: Resource) -> Any:
@@ -562,16 +604,6 @@ def flat_limits(attr: Any, q: QueueSpec, unguaranteed: Resource) -> Any:
 
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
-
-
-def _sum_over(parts: list[Resource], limit: Resource, names: list[str]) -> str:
-    """'cpu 55 + 10 > 60, memory ...' in the units users write, for the sentence of a reason."""
-    from capacity.quantity import format_resource_value as fv
-
-    def val(r: Resource, n: str) -> float:
-        return getattr(r, n) if n in ("cpu", "memory") else r.get(n)
-
-    return ", ".join(f"{n} {' + '.join(fv(n, val(p, n)) for p in parts)} > {fv(n, val(limit, n))}" for n in names)
 
 
 class CapacityPlugin(Plugin):
@@ -596,6 +628,7 @@ class CapacityPlugin(Plugin):
             level = 0
         self.ancestor_level = level
         self.total = ssn.total_resource
+        self.styles = getattr(ssn.cluster, "unit_styles", None)  # the input's units, for reasons
         self.ready = True
         self.not_ready_reason = ""
         if self.hierarchy:
@@ -612,6 +645,48 @@ class CapacityPlugin(Plugin):
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
         ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+        if self.trace.enabled and self.ready:
+            self._file_figures()
+
+    # ---- the figures, for a trace ------------------------------------------------------------
+    def _file_figures(self) -> None:
+        """One queueFigures record per queue with attributes: every figure the checks read, and how the
+        build derived it (session open, traced only)."""
+        st = self.styles
+        total_guarantee = None if self.hierarchy else sum_guarantees(self.ssn)
+        seed004 = self.ssn.options.seed004_root_init
+        for name in sorted(self.attrs):
+            attr = self.attrs[name]
+            spec = attr.queue
+            names = names_of(attr.real_capability, attr.deserved, attr.guarantee, attr.capability, pods=False)
+            extra: dict[str, Any] = {}
+            if total_guarantee is not None:
+                cap, cap_how = capability_text(spec.capability, attr, names, st)
+                real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+                des_how = deserved_how(spec.deserved, attr, names, st)
+            elif name == ROOT:
+                filled = "filled from the cluster total" if seed004 else "not set: no limit"
+                empty = spec.capability is None or spec.capability.is_empty()
+                cap, cap_how = capability_text(spec.capability, attr, names, st,
+                                               dict.fromkeys(names, filled) if empty else None)
+                real_how = dict.fromkeys(names, "the cluster total" if seed004 else "root's capability")
+                des_how = ("the cluster total, as root's deserved was not set" if seed004 and (
+                    spec.deserved is None or spec.deserved.is_empty()) else deserved_how(
+                    spec.deserved, attr, names, st, clipped=False) if seed004 else
+                           "the sum of its children's deserved, which replaces root's own")
+                extra["guaranteeHow"] = "as set" if seed004 else "the sum of its children's guarantees"
+            else:
+                parent = attr.ancestors[-1]
+                cap, cap_how = capability_text(spec.capability, attr, names, st, _inherited(spec, parent, names, st))
+                real_how = _tree_real_how(attr, parent, names, st)
+                des_how = deserved_how(spec.deserved, attr, names, st, clipped=False)
+                extra["path"] = attr.path()
+            share_how = share_text(attr, True, st)
+            self.trace.because(self.name, "queueFigures",
+                               summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name)
+            self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap, capabilityHow=cap_how,
+                             realCapabilityHow=real_how, deservedHow=des_how, shareHow=share_how, **extra,
+                             **figures(attr, st))
 
     # ---- attribute building ------------------------------------------------------------------
     def _build_flat(self) -> None:
@@ -1113,6 +1188,8 @@ class CapacityPlugin(Plugin):
         if attr is None:
             return {}
         out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
+        if attr.deserved.is_empty():
+            out["shareNote"] = BEST_EFFORT_SHARE  # share 1 with nothing allocated is Volcano's rule, not a slip
         if self.hierarchy:
             path = self._paths.get(attr.name)
             if path is None:
@@ -1178,7 +1255,8 @@ class CapacityPlugin(Plugin):
                     self.trace.because(
                         self.name, "realCapability",
                         f"queue {a.name} would exceed its realCapability on {', '.join(failed)} at level "
-                        f"{a.path()}: {_sum_over([a.allocated, req], a.real_capability, failed)}",
+                        f"{a.path()}: " + sums([("", a.allocated), ("+", req)], a.real_capability, failed, ">",
+                                               self.styles),
                         queue=a.name, level=a.path(), dimensions=failed,
                         allocated=_fmt(a.allocated, failed), request=_fmt(req, failed),
                         realCapability=_fmt(a.real_capability, failed))
@@ -1222,7 +1300,9 @@ class CapacityPlugin(Plugin):
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
-                        f"exceeds the realCapability of {a.path()} on {', '.join(failed)}",
+                        f"exceeds the realCapability of {a.path()} on {', '.join(failed)}: " + sums(
+                            [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
+                            a.real_capability, failed, ">", self.styles),
                         queue=a.name, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed))
@@ -1266,19 +1346,28 @@ class CapacityPlugin(Plugin):
             total_req.add(t.resreq)
         future = attr.allocated.clone().add(total_req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
+        traced = self.trace.enabled
+        st = self.styles
+        terms = [("", attr.allocated), ("+", total_req)]
         if not ok:
-            if self.trace.enabled:
+            if traced:
                 self.trace.because(self.name, "reclaimerRealCapability",
-                                   f"queue {queue.name} would exceed its realCapability on {', '.join(failed)}",
+                                   f"queue {queue.name} would exceed its realCapability on {', '.join(failed)}: "
+                                   f"allocated + request > realCapability: "
+                                   f"{sums(terms, attr.real_capability, failed, '>', st)}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
                                    request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
             return False
         ok, dims = future.less_equal_partly_with_dimension_zero_filtered(attr.deserved, total_req)
         if ok:
-            self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
-                               f"on {', '.join(dims)}", quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
-                               queue=queue.name, dimensions=dims)
+            if traced:
+                self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
+                                   f"on {', '.join(dims)}: allocated + request <= deserved: "
+                                   f"{sums(terms, attr.deserved, dims, '<=', st)}",
+                                   quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
+                                   queue=queue.name, dimensions=dims, allocated=_fmt(attr.allocated, dims),
+                                   request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims))
             return True
         if self.hierarchy and self.ancestor_level > 0:
             for d in range(1, self.ancestor_level + 1):
@@ -1288,13 +1377,21 @@ class CapacityPlugin(Plugin):
                 f2 = anc.allocated.clone().add(total_req)
                 ok, dims = f2.less_equal_partly_with_dimension_zero_filtered(anc.deserved, total_req)
                 if ok:
-                    self.trace.because(self.name, "ancestorUnderDeserved",
-                                       f"ancestor {anc.name} (depth {d}) stays within its deserved on "
-                                       f"{', '.join(dims)}", queue=anc.name, depth=d, dimensions=dims)
+                    if traced:
+                        self.trace.because(self.name, "ancestorUnderDeserved",
+                                           f"ancestor {anc.name} (depth {d}) stays within its deserved on "
+                                           f"{', '.join(dims)}: allocated + request <= deserved: "
+                                           + sums([("", anc.allocated), ("+", total_req)], anc.deserved, dims,
+                                                  "<=", st),
+                                           queue=anc.name, depth=d, dimensions=dims)
                     return True
-        self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
-                           "every requested dimension", queue=queue.name,
-                           allocated=_fmt(future, ["cpu", "memory"]), deserved=_fmt(attr.deserved, ["cpu", "memory"]))
+        if traced:
+            asked = requested(total_req)
+            self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
+                               f"every requested dimension: allocated + request > deserved: "
+                               f"{sums(terms, attr.deserved, asked, '>', st)}", queue=queue.name,
+                               allocated=_fmt(future, ["cpu", "memory"]),
+                               deserved=_fmt(attr.deserved, ["cpu", "memory"]))
         return False
 
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
@@ -1310,13 +1407,15 @@ class CapacityPlugin(Plugin):
         level = self.ancestor_level if self.hierarchy else 0
         allocations: dict[str, Resource] = {}
         victims: list[Task] = []
+        traced = trace.enabled
+        taken: dict[str, list[Task]] = {}  # traced: per queue the victims already counted off, in order
         for t in ssn.victims_in_order(reclaimees, reclaimer):
             job = ssn.jobs.get(t.job)
             attr = self.attrs.get(job.queue) if job is not None else None
             if attr is None:
                 continue
             if not intersection_with_ignored_scalar_resources(t.resreq, reclaimer.init_resreq):
-                if trace.enabled:
+                if traced:
                     trace.because(self.name, "noSharedDimension", f"{t.key} kept: it uses no resource "
                                   f"{reclaimer.key} requests", task=t.key)
                 continue
@@ -1325,23 +1424,33 @@ class CapacityPlugin(Plugin):
                 allocated = allocations[attr.name] = attr.allocated.clone()
             left = allocated.clone().sub_without_assert(t.resreq)
             if not attr.guarantee.less_equal(left, ZERO):
-                if trace.enabled:
-                    trace.because(self.name, "guarantee", f"{t.key} kept: queue {attr.name} would fall below "
-                                  "its guarantee", task=t.key, queue=attr.name)
+                if traced:
+                    _, below = attr.guarantee.less_equal_with_resources_name(left, ZERO)
+                    trace.because(self.name, "guarantee", f"{t.key} kept: {self._after(attr, taken)}queue "
+                                  f"{attr.name}'s allocated {amounts(allocated, below, self.styles)} less the pod's "
+                                  f"{amounts(t.resreq, below, self.styles)} would leave "
+                                  f"{amounts(left, below, self.styles)}, below its guarantee "
+                                  f"{amounts(attr.guarantee, below, self.styles)}", task=t.key, queue=attr.name,
+                                  dimensions=below, allocated=_fmt(allocated, below), request=_fmt(t.resreq, below),
+                                  guarantee=_fmt(attr.guarantee, below), after=_keys(taken.get(attr.name)))
                 continue
             immediate = not intersection(t.resreq, attr.deserved)
             if immediate:
                 if (level > 0 and _shares_ancestor(rattr, attr, level)
                         and not intersection(reclaimer.resreq, rattr.deserved)):
-                    trace.because(self.name, "noRealContention", f"{t.key} kept: reclaimer and victim share "
-                                  "an ancestor and the reclaimer's queue deserves none of what it asks")
+                    if traced:
+                        trace.because(self.name, "noRealContention", f"{t.key} kept: reclaimer and victim share "
+                                      "an ancestor and the reclaimer's queue deserves none of what it asks")
                     continue
             else:
                 over, dims = allocated.greater_partly_with_relevant_dimensions(attr.deserved, t.resreq)
                 if not over:
-                    if trace.enabled:
-                        trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is not "
-                                      "above its deserved on any dimension the pod uses", task=t.key, queue=attr.name)
+                    if traced:
+                        used = _relevant(t.resreq, attr.deserved)
+                        trace.because(self.name, "notOverDeserved", f"{t.key} kept: " + self._not_above(
+                            attr.name, allocated, attr.deserved, used, taken.get(attr.name), t.key),
+                            task=t.key, queue=attr.name, dimensions=used, allocated=_fmt(allocated, used),
+                            deserved=_fmt(attr.deserved, used), after=_keys(taken.get(attr.name)))
                     continue
             checked: list[QueueAttr] = []
             blocked = False
@@ -1356,22 +1465,55 @@ class CapacityPlugin(Plugin):
                     aalloc = allocations[anc.name] = anc.allocated.clone()
                 over, _ = aalloc.greater_partly_with_relevant_dimensions(anc.deserved, t.resreq)
                 if not over:
-                    trace.because(self.name, "ancestorNotOverDeserved", f"{t.key} kept: ancestor {anc.name} "
-                                  f"(depth {d}) is not above its deserved", task=t.key, queue=anc.name, depth=d)
+                    if traced:
+                        used = _relevant(t.resreq, anc.deserved)
+                        trace.because(self.name, "ancestorNotOverDeserved", f"{t.key} kept: ancestor {anc.name} "
+                                      f"(depth {d}): " + self._not_above(anc.name, aalloc, anc.deserved, used,
+                                                                         taken.get(anc.name), t.key),
+                                      task=t.key, queue=anc.name, depth=d, allocated=_fmt(aalloc, used),
+                                      deserved=_fmt(anc.deserved, used), after=_keys(taken.get(anc.name)))
                     blocked = True
                     break
                 checked.append(anc)
             if blocked:
                 continue
+            if traced:
+                st = self.styles
+                if immediate:
+                    uses = ", ".join(requested(t.resreq)) or "nothing"
+                    why = (f"it uses nothing its queue deserves (it uses {uses}; queue {attr.name} deserves "
+                           f"{amounts(attr.deserved, attr.deserved.resource_names(), st)})")
+                else:
+                    why = (f"{self._after(attr, taken)}queue {attr.name}'s allocated {amounts(allocated, dims, st)} is "
+                           f"above its deserved {amounts(attr.deserved, dims, st)}")
+                trace.because(self.name, "immediateVictim" if immediate else "overDeserved", f"{t.key} may go: {why}",
+                              task=t.key, queue=attr.name, dimensions=[] if immediate else dims,
+                              allocated=_fmt(allocated, [] if immediate else dims),
+                              deserved=_fmt(attr.deserved, [] if immediate else dims),
+                              after=_keys(taken.get(attr.name)))
+                for q in (attr, *checked):
+                    taken.setdefault(q.name, []).append(t)
             allocated.sub(t.resreq)
             for anc in checked:
                 allocations[anc.name].sub(t.resreq)
-            if trace.enabled:
-                trace.because(self.name, "immediateVictim" if immediate else "overDeserved",
-                              f"{t.key} may go: " + ("it uses nothing its queue deserves" if immediate else
-                                                     f"queue {attr.name} is above its deserved"), task=t.key)
             victims.append(t)
         return victims, PERMIT
+
+    def _after(self, attr: QueueAttr, taken: dict[str, list[Task]]) -> str:
+        """"after evicting a-1 (cpu 1), " when earlier victims of the queue were counted off, else ""."""
+        earlier = taken.get(attr.name)
+        return f"after evicting {tasks_text(earlier, self.styles)}, " if earlier else ""
+
+    def _not_above(self, queue: str, allocated: Resource, deserved: Resource, used: list[str],
+                   earlier: list[Task] | None, key: str) -> str:
+        """Why a candidate stays: its queue's allocation, less the victims counted off before it, is not above
+        the queue's deserved on any dimension the candidate uses (GreaterPartlyWithRelevantDimensions)."""
+        st = self.styles
+        a, d = amounts(allocated, used, st), amounts(deserved, used, st)
+        if earlier:
+            return (f"after evicting {tasks_text(earlier, st)}, queue {queue}'s allocated would be {a}, which is not "
+                    f"above its deserved {d}, so {key} is kept")
+        return f"queue {queue}'s allocated {a} is not above its deserved {d} on any dimension the pod uses"
 
     def reclaimable_possible(self, reclaimer: Task) -> tuple[Any, ...]:
         """Session.add_possible_fn's bound on `reclaimable`: the checks above against the queues' counters
@@ -1594,6 +1736,66 @@ class CapacityPlugin(Plugin):
         for attr in self.attrs.values():
             attr.children = {}
             attr.ancestors = []
+
+
+def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+    """The capability dimensions a child took from its parent (checkHierarchicalQueue, capacity.go:1487-1556):
+    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set."""
+    own = spec.capability
+    out = {}
+    for n in names:
+        scalar = n not in ("cpu", "memory")
+        if (own is None or (not scalar and value_of(own, n) <= 0)
+                or (scalar and n not in (own.scalars or {}) and n in (parent.capability.scalars or {}))):
+            v = value_of(parent.capability, n)
+            if scalar and n not in (parent.capability.scalars or {}):
+                continue
+            shown = "no limit" if v >= MAX_FLOAT or (scalar and v >= SCALAR_INFINITY) else amount(n, v, styles)
+            out[n] = f"inherited from parent {parent.name}: {shown}"
+    return out
+
+
+def _tree_real_how(attr: QueueAttr, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+    """How checkHierarchicalQueue set a child's realCapability: max(parent's realCapability - the guarantees of
+    the parent's children, 0) + its own guarantee, then its capability where lower (capacity.go:1525-1532)."""
+    sum_g = Resource.empty()
+    for c in parent.children.values():
+        sum_g.add(c.guarantee)
+    how = {}
+    for n in names:
+        p, sg, g = value_of(parent.real_capability, n), value_of(sum_g, n), value_of(attr.guarantee, n)
+        unlimited = p >= MAX_FLOAT or (n not in ("cpu", "memory") and p >= SCALAR_INFINITY)
+        base = p if unlimited else max(p - sg, 0.0) + g
+        real = value_of(attr.real_capability, n)
+        if unlimited:
+            text = f"parent {parent.name}'s realCapability: no limit"
+        elif sg or g:
+            text = (f"parent {parent.name}'s realCapability {amount(n, p, styles)} - its children's guarantees "
+                    f"{amount(n, sg, styles)} + its own guarantee {amount(n, g, styles)} = {amount(n, base, styles)}")
+        else:
+            text = f"parent {parent.name}'s realCapability {amount(n, p, styles)}"
+        if real < base and real == value_of(attr.capability, n):
+            text += f"; clipped by its capability {amount(n, real, styles)}"
+        how[n] = text
+    return how
+
+
+def _keys(tasks: list[Task] | None) -> list[str]:
+    return [t.key for t in tasks] if tasks else []
+
+
+def _relevant(req: Resource, deserved: Resource) -> list[str]:
+    """The dimensions GreaterPartlyWithRelevantDimensions(deserved, req) reads: requested (> 0, pods left
+    out), and defined by deserved (cpu and memory >= 0.1, a scalar if it is a key)."""
+    out = []
+    if req.cpu > 0 and not deserved.cpu < MIN_RESOURCE:
+        out.append("cpu")
+    if req.memory > 0 and not deserved.memory < MIN_RESOURCE:
+        out.append("memory")
+    ds = deserved.scalars
+    if ds:
+        out.extend(k for k, q in (req.scalars or {}).items() if k != "pods" and k in ds and q > 0)
+    return out
 
 
 def _never(t: Task) -> bool:

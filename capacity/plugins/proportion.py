@@ -14,7 +14,26 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import QueueAttr, build_flat_attrs, deduct_sch_gated, flat_limits
+from capacity.plugins.capacity import (
+    QueueAttr,
+    build_flat_attrs,
+    deduct_sch_gated,
+    flat_limits,
+    flat_real_how,
+    sum_guarantees,
+)
+from capacity.plugins.figures import (
+    amounts,
+    capability_text,
+    figures,
+    names_of,
+    requested,
+    share_text,
+    summary,
+    sums,
+    tasks_text,
+    value_of,
+)
 from capacity.resources import (
     INFINITY,
     ZERO,
@@ -74,6 +93,15 @@ def _dims(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) for n in names}
 
 
+def _res(d: dict[str, float]) -> Resource:
+    """A Resource from a to_dict-style mapping (for rendering a recorded figure)."""
+    r = Resource(float(d.get("cpu", 0.0)), float(d.get("memory", 0.0)), None)
+    for k, v in d.items():
+        if k not in ("cpu", "memory"):
+            r.set_scalar(k, float(v))
+    return r
+
+
 class ProportionPlugin(Plugin):
     name = "proportion"
 
@@ -83,8 +111,11 @@ class ProportionPlugin(Plugin):
         self.attrs: dict[str, ProportionAttr] = {}
         self.rounds: list[dict[str, Any]] = []
         self.total = Resource.empty().add(ssn.total_resource)
+        self.styles = getattr(ssn.cluster, "unit_styles", None)  # the input's units, for reasons
         self._build_attrs()
         self._compute_deserved()
+        if self.trace.enabled:
+            self._file_figures()
         ssn.add_fn("queueOrder", self.name, self.queue_order)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
         ssn.add_fn("overused", self.name, self.overused)
@@ -103,10 +134,13 @@ class ProportionPlugin(Plugin):
     def _compute_deserved(self) -> None:
         """Every round shares `remaining` among the queues not yet met, by weight. Queues are visited
         in name order (Go: map order; every queue of a round reads the same `remaining`, so only the
-        float summation order of the increments could differ, at the last bit)."""
+        float summation order of the increments could differ, at the last bit). Traced, each round is
+        filed with what every queue was offered, what clipped it and what it ends with."""
         order = sorted(self.attrs)
         remaining = self.total.clone()
         met: set[str] = set()
+        traced = self.trace.enabled
+        lines: list[list[str]] = []
         while True:
             total_weight = sum(self.attrs[n].weight for n in order if n not in met)
             if total_weight == 0:
@@ -116,14 +150,19 @@ class ProportionPlugin(Plugin):
             decreased = Resource.empty()
             record: dict[str, Any] = {"remaining": to_dict(remaining), "totalWeight": total_weight,
                                       "queues": {}}
+            round_lines: list[str] = []
             for n in order:
                 if n in met:
                     continue
                 attr = self.attrs[n]
                 old = attr.deserved.clone()
-                attr.deserved.add(remaining.clone().multi(float(attr.weight) / float(total_weight)))
+                offered = remaining.clone().multi(float(attr.weight) / float(total_weight))
+                attr.deserved.add(offered)
+                grown = attr.deserved.clone() if traced else None
                 attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
+                capped = attr.deserved.clone() if traced else None
                 attr.deserved.min_dimension_resource(attr.request, ZERO)
+                clamped = attr.deserved.clone() if traced else None
                 attr.deserved = res_max(attr.deserved, attr.guarantee)
                 update_share(attr)
                 why = ""
@@ -136,14 +175,72 @@ class ProportionPlugin(Plugin):
                 inc, dec = attr.deserved.diff(old, ZERO)
                 increased.add(inc)
                 decreased.add(dec)
-                record["queues"][n] = {"deserved": to_dict(attr.deserved), "met": why}
+                record["queues"][n] = entry = {"deserved": to_dict(attr.deserved), "met": why}
+                if traced:
+                    round_lines.append(self._round_entry(entry, attr, total_weight, offered, grown, capped,
+                                                         clamped))  # type: ignore[arg-type]
             remaining = exceeded_part(remaining.clone().add(decreased), increased)
             self.rounds.append(record)
+            if traced:
+                record["remainingAfter"] = to_dict(remaining)
+                lines.append(round_lines)
             if remaining.is_empty() or semantic_equal(remaining, old_remaining):
                 break
-        if self.trace.enabled:
+        if traced:
+            st = self.styles
+            dims = names_of(self.total, pods=False)
             for i, r in enumerate(self.rounds, 1):
+                shown = [n for n in dims if n in r["remaining"]]
+                text = (f"round {i}: {amounts(_res(r['remaining']), shown, st)} left to share by weight among "
+                        f"{', '.join(r['queues'])} (total weight {r['totalWeight']}): " + "; ".join(lines[i - 1])
+                        + f". Left after the round: {amounts(_res(r['remainingAfter']), shown, st)}")
+                self.trace.because(self.name, "waterFilling", text, round=i)
                 self.trace.event("proportionRound", f"round {i}", True, **r)
+
+    def _round_entry(self, entry: dict[str, Any], attr: ProportionAttr, total_weight: int, offered: Resource,
+                     grown: Resource, capped: Resource, clamped: Resource) -> str:
+        """A queue's part of a traced round: `entry` gets its weight, offer, clips and share; returns its line."""
+        st = self.styles
+        names = names_of(grown, attr.deserved)
+        by_cap = {n: value_of(capped, n) for n in names if value_of(capped, n) < value_of(grown, n)}
+        by_req = {n: value_of(clamped, n) for n in names if value_of(clamped, n) < value_of(capped, n)}
+        raised = {n: value_of(attr.deserved, n) for n in names if value_of(attr.deserved, n) > value_of(clamped, n)}
+        entry.update(weight=attr.weight, offered=to_dict(offered), clippedByRealCapability=by_cap,
+                     clippedByRequest=by_req, raisedToGuarantee=raised, share=attr.share)
+        shown = [n for n in names if n != "pods"]
+        line = f"{attr.name} (weight {attr.weight} of {total_weight}) is offered {amounts(offered, shown, st)}"
+        for label, clip in (("clipped at its realCapability", by_cap), ("clipped at its request", by_req),
+                            ("raised to its guarantee", raised)):
+            dims = [n for n in clip if n != "pods"]
+            if dims:
+                line += f", {label} {amounts(attr.deserved if label.startswith('raised') else _res(clip), dims, st)}"
+        line += f", so deserves {amounts(attr.deserved, shown, st)}"
+        if entry["met"] == "request satisfied":
+            line += " (its request is met: it takes no further part)"
+        elif entry["met"]:
+            line += " (its deserved stopped growing: it takes no further part)"
+        return line
+
+    def _file_figures(self) -> None:
+        """One queueFigures record per queue with attributes (session open, traced only)."""
+        ssn = self.ssn
+        st = self.styles
+        total_guarantee = sum_guarantees(ssn)
+        for name in sorted(self.attrs):
+            attr = self.attrs[name]
+            q = attr.queue
+            names = names_of(attr.real_capability, attr.deserved, attr.guarantee, attr.capability, pods=False)
+            cap, cap_how = capability_text(q.capability, attr, names, st)
+            real_how = flat_real_how(self.total, total_guarantee, attr, names, st)
+            rounds = len(self.rounds)
+            deserved_how = (f"from proportion's water-filling by weight {attr.weight} over {rounds} round"
+                            f"{'' if rounds == 1 else 's'}, see the proportionRound records; spec.deserved is ignored")
+            share_how = share_text(attr, False, st)
+            self.trace.because(self.name, "queueFigures", summary(name, cap, cap_how, real_how, deserved_how, attr,
+                                                                  share_how, st), queue=name)
+            self.trace.event("queueFigures", name, True, plugin=self.name, capability=cap,
+                             capabilityHow=cap_how, realCapabilityHow=real_how, deservedHow=deserved_how,
+                             shareHow=share_how, weight=attr.weight, **figures(attr, st))
 
     # ---- order ---------------------------------------------------------------------------------
     def queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
@@ -167,9 +264,12 @@ class ProportionPlugin(Plugin):
         over = attr.deserved.less_equal(attr.allocated, ZERO)
         if over and self.trace.enabled:
             names = attr.deserved.resource_names()
-            self.trace.because(self.name, "overused", f"queue {queue.name} has reached its deserved on every "
-                               "dimension (pods included)", queue=queue.name,
-                               deserved=to_dict(attr.deserved), allocated=_dims(attr.allocated, names))
+            st = self.styles
+            self.trace.because(self.name, "overused", f"queue {queue.name} is overused: allocated "
+                               f"{amounts(attr.allocated, names, st)} reached deserved "
+                               f"{amounts(attr.deserved, names, st)} on every dimension (pods included)",
+                               queue=queue.name, deserved=to_dict(attr.deserved),
+                               allocated=_dims(attr.allocated, names))
         return over
 
     def _fits_deserved(self, queue: QueueSpec, req: Resource, subject: str, rule: str) -> bool:
@@ -186,12 +286,19 @@ class ProportionPlugin(Plugin):
         future = attr.allocated.clone().add(req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.deserved, req)
         if self.trace.enabled:
+            st = self.styles
+            terms = [("", attr.allocated), ("+", req)]
             if ok:
-                self.trace.because(self.name, rule, f"{subject} fits queue {queue.name}'s deserved",
-                                   queue=queue.name)
+                asked = requested(req)
+                how = (f"allocated + request <= deserved: {sums(terms, attr.deserved, asked, '<=', st)}" if asked
+                       else "it requests no cpu, memory or other resource deserved limits")
+                self.trace.because(self.name, rule, f"{subject} fits queue {queue.name}'s deserved: {how}",
+                                   queue=queue.name, dimensions=asked, allocated=_dims(attr.allocated, asked),
+                                   request=_dims(req, asked), deserved=_dims(attr.deserved, asked))
             else:
                 self.trace.because(
-                    self.name, rule, f"queue {queue.name} would exceed its deserved on {', '.join(failed)}",
+                    self.name, rule, f"queue {queue.name} would exceed its deserved on {', '.join(failed)}: "
+                    f"allocated + request > deserved: {sums(terms, attr.deserved, failed, '>', st)}",
                     queue=queue.name, dimensions=failed, allocated=_dims(attr.allocated, failed),
                     request=_dims(req, failed), deserved=_dims(attr.deserved, failed))
         return ok
@@ -214,6 +321,7 @@ class ProportionPlugin(Plugin):
         trace = self.trace
         allocations: dict[str, Resource] = {}
         victims: list[Task] = []
+        taken: dict[str, list[Task]] = {}  # traced: per queue the victims already counted off, in order
         for t in reclaimees:
             job = ssn.jobs.get(t.job)
             attr = self.attrs.get(job.queue) if job is not None else None
@@ -225,15 +333,36 @@ class ProportionPlugin(Plugin):
             if not allocated.less_equal(attr.deserved, ZERO):
                 if trace.enabled:
                     _, over = allocated.less_equal_with_resources_name(attr.deserved, ZERO)
-                    trace.because(self.name, "overDeserved", f"{t.key} may go: queue {attr.name} is above its "
-                                  f"deserved on {', '.join(over)}", task=t.key, queue=attr.name,
-                                  allocated=_dims(allocated, over), deserved=_dims(attr.deserved, over))
+                    trace.because(self.name, "overDeserved", f"{t.key} may go: " + self._compared(
+                                      attr, allocated, over, taken, "above", "is", "still"),
+                                  task=t.key, queue=attr.name, dimensions=over, allocated=_dims(allocated, over),
+                                  deserved=_dims(attr.deserved, over), after=[v.key for v in taken.get(attr.name, ())])
+                    taken.setdefault(attr.name, []).append(t)
                 allocated.sub(t.resreq)
                 victims.append(t)
             elif trace.enabled:
-                trace.because(self.name, "notOverDeserved", f"{t.key} kept: queue {attr.name} is within its "
-                              "deserved on every dimension", task=t.key, queue=attr.name)
+                names = [n for n in names_of(allocated, attr.deserved)
+                         if value_of(allocated, n) or value_of(attr.deserved, n)]
+                trace.because(self.name, "notOverDeserved", f"{t.key} kept: " + self._compared(
+                                  attr, allocated, names, taken, "within", "is", "which is") + (
+                                  " on every dimension (pods included)" + (f", so {t.key} is kept"
+                                                                            if taken.get(attr.name) else "")),
+                              task=t.key, queue=attr.name, allocated=_dims(allocated, names),
+                              deserved=_dims(attr.deserved, names), after=[v.key for v in taken.get(attr.name, ())])
         return victims, PERMIT
+
+    def _compared(self, attr: ProportionAttr, allocated: Resource, names: list[str],
+                  taken: dict[str, list[Task]], relation: str, now: str, then: str) -> str:
+        """"queue q1's allocated cpu 3 is above its deserved cpu 2", or once earlier victims of q1 were
+        counted off, "after evicting a-1 (cpu 1), queue q1's allocated would be cpu 2, still above ...": the
+        allocation a reclaimable check reads is the queue's minus those victims (proportion.go:288-319)."""
+        st = self.styles
+        a, d = amounts(allocated, names, st), amounts(attr.deserved, names, st)
+        earlier = taken.get(attr.name)
+        if not earlier:
+            return f"queue {attr.name}'s allocated {a} {now} {relation} its deserved {d}"
+        return (f"after evicting {tasks_text(earlier, st)}, queue {attr.name}'s allocated would be {a}, {then} "
+                f"{relation} its deserved {d}")
 
     # ---- enqueue (proportion.go:404-453) -------------------------------------------------------
     def job_enqueueable(self, job: Job) -> int:
@@ -249,15 +378,21 @@ class ProportionPlugin(Plugin):
         min_req = job.min_resources
         r = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
         ok, failed = r.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+        terms = [("", min_req), ("+", attr.allocated), ("+", attr.inqueue), ("-", attr.elastic)]
         if ok:
-            self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - "
-                               f"elastic fits queue {queue.name}'s realCapability", queue=queue.name)
+            if self.trace.enabled:
+                asked = requested(min_req)
+                self.trace.because(self.name, "enqueueRealCapability", "minResources + allocated + inqueue - "
+                                   f"elastic fits queue {queue.name}'s realCapability" + (
+                                       f": {sums(terms, attr.real_capability, asked, '<=', self.styles)}"
+                                       if asked else ""), queue=queue.name)
             return PERMIT
         if self.trace.enabled:
             self.trace.because(
                 self.name, "enqueueRealCapability",
                 f"queue resource quota insufficient: minResources + allocated + inqueue - elastic exceeds "
-                f"queue {queue.name}'s realCapability on {', '.join(failed)}", queue=queue.name,
+                f"queue {queue.name}'s realCapability on {', '.join(failed)}: "
+                f"{sums(terms, attr.real_capability, failed, '>', self.styles)}", queue=queue.name,
                 dimensions=failed, minResources=_dims(min_req, failed), allocated=_dims(attr.allocated, failed),
                 inqueue=_dims(attr.inqueue, failed), elastic=_dims(attr.elastic, failed),
                 realCapability=_dims(attr.real_capability, failed))

@@ -24,7 +24,7 @@ def test_pending_pod_ends_in_the_capability_sentence() -> None:
     assert proc.returncode == 0
     sentence = proc.stdout.splitlines()[1].strip()  # the answer's one sentence, under its heading
     assert sentence.startswith("pending because queue q2 would exceed its realCapability on cpu, memory at level q2: "
-                           "cpu 1 + 1 > 1500m")
+                               "cpu 1 + 1 > 1.5")  # the input wrote cpu: '1.5'
 
 
 def test_json_for_a_job_lists_every_pod() -> None:
