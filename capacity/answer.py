@@ -95,8 +95,47 @@ class ExplainRun:
     notes: list[list[str]] = field(default_factory=list)  # per cycle: the session's notes
     results: list[Any] = field(default_factory=list)  # per cycle: CycleResult
 
+    def __post_init__(self) -> None:
+        self._index: dict[int, _CycleIndex] | None = None
+
+    @classmethod
+    def from_records(cls, before: Cluster, records: list[Record], results: list[Any] | None = None,
+                     after: Cluster | None = None) -> ExplainRun:
+        """A run already taken (the dashboard's step: the cluster before, its records and CycleResults)."""
+        results = list(results or [])
+        cycles = max([len(results), *(r.cycle for r in records)], default=1) or 1
+        return cls(before, after if after is not None else before, records, cycles,
+                   [getattr(c, "queues", {}) for c in results], [list(getattr(c, "notes", ()) or ()) for c in results],
+                   results)
+
+    def _cycle(self, cycle: int) -> _CycleIndex:
+        if self._index is None:
+            self._index = {}
+            for r in self.records:
+                got = self._index.get(r.cycle)
+                if got is None:
+                    got = self._index[r.cycle] = _CycleIndex(self.before)
+                got.add(r)
+        return self._index.get(cycle) or _CycleIndex(self.before)
+
     def cycle_records(self, cycle: int) -> list[Record]:
-        return [r for r in self.records if r.cycle == cycle]
+        """The records of one cycle, in the order they were written."""
+        return self._cycle(cycle).records
+
+    def about(self, cycle: int, *subjects: str) -> list[Record]:
+        """The cycle's records about any of `subjects` (a pod, its job, its queue), in order."""
+        return self._cycle(cycle).about(subjects)
+
+    def of_job_pods(self, cycle: int, uid: str) -> list[Record]:
+        """The cycle's records whose subject is a pod of job `uid`, in order."""
+        return self._cycle(cycle).about((), uid)
+
+    def mentioning(self, cycle: int, key: str) -> list[Record]:
+        """The cycle's victim votes and results that name pod `key` (as a victim or in a reason)."""
+        return self._cycle(cycle).about((), mention=key)
+
+    def position(self, rec: Record) -> int:
+        return self._cycle(rec.cycle).pos[id(rec)]
 
     def all_notes(self) -> list[str]:
         """Every session note once, in the order first written."""
@@ -104,6 +143,43 @@ class ExplainRun:
         for cycle in self.notes:
             seen.extend(n for n in cycle if n not in seen)
         return seen
+
+
+class _CycleIndex:
+    """One cycle's records by subject, by the job of a pod subject, and by the pods victim records name:
+    an answer reads only its own records (a queue's answer asks for hundreds of pods)."""
+
+    def __init__(self, before: Cluster) -> None:
+        self.pods = before.pods
+        self.records: list[Record] = []
+        self.pos: dict[int, int] = {}
+        self.by_subject: dict[str, list[int]] = {}
+        self.by_job: dict[str, list[int]] = {}
+        self.by_mention: dict[str, list[int]] = {}
+
+    def add(self, r: Record) -> None:
+        i = len(self.records)
+        self.records.append(r)
+        self.pos[id(r)] = i
+        self.by_subject.setdefault(r.subject, []).append(i)
+        pod = self.pods.get(r.subject)
+        if pod is not None and pod.group:
+            self.by_job.setdefault(f"{pod.namespace}/{pod.group}", []).append(i)
+        if r.kind.endswith(("Vote", "Result")):
+            named = set(r.verdict) if isinstance(r.verdict, list) else set()
+            named.update(str(x.values["task"]) for x in r.reasons if x.values.get("task"))
+            for key in named:
+                self.by_mention.setdefault(key, []).append(i)
+
+    def about(self, subjects: tuple[str, ...] | list[str], job: str = "", mention: str = "") -> list[Record]:
+        idx: set[int] = set()
+        for s in dict.fromkeys(subjects):
+            idx.update(self.by_subject.get(s, ()))
+        if job:
+            idx.update(self.by_job.get(job, ()))
+        if mention:
+            idx.update(self.by_mention.get(mention, ()))
+        return [self.records[i] for i in sorted(idx)]
 
 
 def explain_run(cluster: Cluster, cycles: int = 1, options: Any = None) -> ExplainRun:

@@ -38,9 +38,7 @@ def pod_state(run: ExplainRun, key: str, cycle: int) -> PodState:
         if st.state == "terminating":
             st = PodState("gone", st.node, st.evicted_in)
             continue
-        for r in run.cycle_records(c):
-            if r.subject != key:
-                continue
+        for r in run.about(c, key):
             if r.kind == "bind":
                 st = PodState("running", str(r.verdict))
             elif r.kind == "evict":
@@ -140,10 +138,9 @@ class Chain:
             uid = f"{pod.namespace}/{pod.group}"
         self.uid = uid
         self.queue = run.before.podgroups[self.uid].queue
-        self.records = run.cycle_records(cycle)
+        self.records = run.about(cycle, *(x for x in (key, uid, self.queue) if x))
         self.checks: list[Check] = []
         self.rules: dict[int, str] = {}  # id(check) -> plugin.rule
-        self.preemptor = ""  # whose victims the reclaim / preempt records in flight are about
         self.styles = getattr(run.before, "unit_styles", None) or None
 
     def _vc(self, r: Record, outcome: str, name: str = "") -> Check:
@@ -164,8 +161,6 @@ class Chain:
     def build(self) -> list[Check]:
         prev_overused: list[Record] = []
         for i, r in enumerate(self.records):
-            if r.kind.endswith(("Vote", "Result")):
-                self.preemptor = r.subject
             if r.kind == "overused" and r.subject == self.queue:
                 prev_overused.append(r)
                 continue
@@ -243,15 +238,9 @@ class Chain:
 
     def _job_tried(self, starving: Record) -> bool:
         """Whether the action had already tried a pod of the job when it found the job no longer starving."""
-        pods = self.run.before.pods
-        for r in self.records:
-            if r is starving:
-                return False
-            if r.action == starving.action and r.subject in pods and r.kind not in ("evict", "tentativeEvict"):
-                p = pods[r.subject]
-                if f"{p.namespace}/{p.group}" == self.uid:
-                    return True
-        return False
+        at = self.run.position(starving)
+        return any(r.action == starving.action and r.kind not in ("evict", "tentativeEvict")
+                   and self.run.position(r) < at for r in self.run.of_job_pods(self.cycle, self.uid))
 
     # -- records about the pod
     def _pod_record(self, r: Record, i: int) -> None:
@@ -403,6 +392,11 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
     job_pending = (phase_open in ("Pending", "") and (enq is None or "did not admit" in enq.text))
     out: list[Check] = []
     for a in actions:
+        if a == "allocate" and job_pending and "enqueue" not in actions:
+            # Without an enqueue action, allocate moves a Pending job to Inqueue itself (allocate.go) and goes on.
+            job_pending = False
+            out.append(Check(a, "the job is past Pending", "passed", f"job {chain.uid} was Pending; with no enqueue "
+                             "action configured, allocate moves it to Inqueue itself", "", [], chain.cycle))
         if a in have:
             out.extend(c for c in chain.checks if c.action == a)
             continue
@@ -432,16 +426,30 @@ def add_not_reached(chain: Chain, phase_open: str, still_pending: bool) -> None:
             out.append(Check(a, "pods of its queue to preempt", "info",
                              "preempt recorded no attempt for it", "", [], chain.cycle))
     rest = [c for c in chain.checks if c.action not in actions]
-    chain.checks = out + rest
+    chain.checks = _starving_said(out + rest, chain)
+
+
+def _starving_said(checks: list[Check], chain: Chain) -> list[Check]:
+    """Where reclaim or preempt tried the pod, the starving check it passed (only a False answer is recorded:
+    a job reclaim or preempt takes up was starving by every deciding jobStarving plugin)."""
+    out: list[Check] = []
+    seen: set[str] = set()
+    for c in checks:
+        if c.action in ROOM_ACTIONS and c.action not in seen:
+            seen.add(c.action)
+            if "starving" not in c.name and "the job is valid" not in c.name and c.outcome != "not reached" \
+                    and c.name != "pods of other queues to take back":
+                out.append(Check(c.action, "is the job starving?", "passed",
+                                 f"job {chain.uid} is starving (it still needs pods placed), so {c.action} tries to "
+                                 "make room for it", "", [], chain.cycle))
+        out.append(c)
+    return out
 
 
 def _sibling_no_fit(chain: Chain) -> Record | None:
-    pods = chain.run.before.pods
-    for r in chain.records:
-        if r.kind == "noFit" and r.action == "allocate" and r.subject != chain.key and r.subject in pods:
-            p = pods[r.subject]
-            if f"{p.namespace}/{p.group}" == chain.uid:
-                return r
+    for r in chain.run.of_job_pods(chain.cycle, chain.uid):
+        if r.kind == "noFit" and r.action == "allocate" and r.subject != chain.key:
+            return r
     return None
 
 
@@ -459,12 +467,14 @@ def _victim_checks(run: ExplainRun, cycle: int, key: str) -> tuple[list[Check], 
     Returns the checks, the evict record (if evicted), the plugin.rule that decided its fate and, if the
     last attempt kept it, the reason said for that.
     """
-    recs = run.cycle_records(cycle)
+    named = run.mentioning(cycle, key)
+    results = [r for r in run.about(cycle, *{r.subject for r in named}) if r.kind.endswith("Result")]
+    recs = sorted({id(r): r for r in named + results}.values(), key=run.position)
     styles = getattr(run.before, "unit_styles", None) or None
     checks: list[Check] = []
     rule = ""
     kept_text = ""
-    evict = next((r for r in recs if r.kind == "evict" and r.subject == key), None)
+    evict = next((r for r in run.about(cycle, key) if r.kind == "evict"), None)
     votes: dict[str, list[Record]] = {}
     for r in recs:
         if r.kind.endswith("Vote") and isinstance(r.verdict, list):
@@ -523,8 +533,7 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
     if st.state == "running":
         checks, evict, rule, kept_text = _victim_checks(run, cycle, key)
         if evict is not None:
-            tentative = next((r for r in run.cycle_records(cycle) if r.kind == "tentativeEvict" and r.subject == key),
-                             None)
+            tentative = next((r for r in run.about(cycle, key) if r.kind == "tentativeEvict"), None)
             preemptor = _preemptor_of(run, cycle, key)
             deciding = [c for c in checks if c.outcome == "passed" and c.action == evict.action]
             why = _best_check(deciding)
@@ -532,8 +541,7 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
                 f" to make room for {preemptor}" if preemptor else "") + (f": {why.text}" if why else "")
             if tentative is not None:
                 checks.append(event_check(tentative, "info", f"marked for eviction on {tentative.detail.get('node')}"))
-            change = next((r for r in run.cycle_records(cycle) if r.kind == "queueChange" and r.subject == key
-                           and r.reasons), None)
+            change = next((r for r in run.about(cycle, key) if r.kind == "queueChange" and r.reasons), None)
             if change is not None:  # the queues' allocated and share before -> after (the numbers' own record)
                 checks.append(Check(change.action, "the queues before and after", "info",
                                     "; ".join(x.text for x in change.reasons), "", [], cycle))
@@ -553,6 +561,15 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
     return _pending_pod_cycle(run, cycle, key)
 
 
+def _evicted_for(run: ExplainRun, key: str, pipe: Record) -> list[str]:
+    """The victims evicted for the pod's placement: the tentative evictions since its last victim choice."""
+    mine = [r for r in run.about(pipe.cycle, key) if r.kind.endswith("Result") and r.action == pipe.action
+            and run.position(r) < run.position(pipe)]
+    start = run.position(mine[-1]) if mine else 0
+    between = run.cycle_records(pipe.cycle)[start:run.position(pipe)]
+    return [r.subject for r in between if r.kind == "tentativeEvict" and r.action == pipe.action]
+
+
 def _best_check(checks: list[Check]) -> Check | None:
     for plugin in _PLUGIN_ORDER:
         for c in checks:
@@ -563,7 +580,8 @@ def _best_check(checks: list[Check]) -> Check | None:
 
 def _preemptor_of(run: ExplainRun, cycle: int, key: str) -> str:
     last = ""
-    for r in run.cycle_records(cycle):
+    named = run.mentioning(cycle, key) + run.about(cycle, key)
+    for r in sorted(named, key=run.position):
         if r.kind.endswith("Result") and isinstance(r.verdict, list) and key in r.verdict:
             last = r.subject
         if r.kind == "tentativeEvict" and r.subject == key:
@@ -592,7 +610,8 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
         at = next((i for i, c in enumerate(chain.checks) if c.action == done.action and c.text.startswith(
             ("bound to", "pipelined onto"))), None)
         if at is not None:
-            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action]
+            chain.checks = chain.checks[:at + 1] + [c for c in chain.checks[at + 1:] if c.action == done.action
+                                                    and c.name == "the queues before and after"]
     checks = chain.checks
     if bind is not None:
         allow = [c for c in checks if c.action == bind.action and c.outcome == "passed" and c.plugin]
@@ -606,8 +625,7 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
         return Answer(subject, "pod", "bound", text, rule or f"{bind.action}.nodeFit", cycle, checks=checks)
     if pipe is not None:
         if pipe.action in ROOM_ACTIONS:
-            evicted = [r.subject for r in recs[:recs.index(pipe)] if r.kind == "tentativeEvict"
-                       and r.action == pipe.action]
+            evicted = _evicted_for(run, key, pipe)
             freed = f" after evicting {pods_list(evicted)}" if pipe.detail.get("evictionOccurred") and evicted else \
                 " (the node's future idle resources already fit it)"
             text = f"pipelined onto {pipe.verdict} by {pipe.action}{freed}"
@@ -682,11 +700,28 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
     if main.outcome in ("gone", "terminating"):
         main = next((a for a in per if a.outcome not in ("gone", "terminating")), main)
     pod = run.before.pods[key]
+    uid = f"{pod.namespace}/{pod.group}"
+    main.quirks = list(dict.fromkeys([*main.quirks, *(x.quirk for r in run.about(main.cycle, key, uid)
+                                                      for x in r.reasons if x.quirk)]))
     main.notes = notes_for(run, queue_path(run, run.before.podgroups[f"{pod.namespace}/{pod.group}"].queue))
     if run.cycles > 1:
-        main.per_cycle = [(a.cycle, f"{a.outcome}: {a.sentence}") for a in per]
+        main.per_cycle = cycle_lines([(a.cycle, a.outcome, a.sentence) for a in per])
         main.final = final_state(run, key)
     return main
+
+
+def cycle_lines(per: list[tuple[int, str, str]]) -> list[tuple[int, str]]:
+    """One line per cycle: the outcome and its sentence, or, when a cycle said the same as the one before,
+    only that it did."""
+    out: list[tuple[int, str]] = []
+    last = ("", "")
+    for cycle, outcome, sentence in per:
+        if (outcome, sentence) == last:
+            out.append((cycle, f"{outcome} again, for the same reason"))
+        else:
+            out.append((cycle, sentence if sentence.startswith(outcome) else f"{outcome}: {sentence}"))
+        last = (outcome, sentence)
+    return out
 
 
 def final_state(run: ExplainRun, key: str) -> str:

@@ -10,6 +10,7 @@ from capacity.answer_build import (
     add_not_reached,
     build_pod,
     consider_verb,
+    cycle_lines,
     first_stopped,
     job_phase_at_open,
     not_reached_actions,
@@ -39,10 +40,14 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
             "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
             "waits in Pending: enqueue tries the job again every cycle"
+    no_enqueue = "enqueue" not in run.before.conf.actions
     if phase in ("Pending", "") and after not in ("Pending", ""):
+        if no_enqueue:
+            return "admitted", (f"job {uid} left Pending: with no enqueue action configured, allocate moved it "
+                                f"(Pending -> {after})"), "allocate.admitted", checks, ""
         return "admitted", f"job {uid} was admitted by enqueue: Pending -> {after}", "enqueue.admitted", checks, ""
-    if phase in ("Pending", "") and "enqueue" not in run.before.conf.actions:
-        text = f"job {uid} stays Pending: the scheduler configuration runs no enqueue action"
+    if phase in ("Pending", "") and no_enqueue and "allocate" not in run.before.conf.actions:
+        text = f"job {uid} stays Pending: the scheduler configuration runs neither enqueue nor allocate"
         return "not admitted", text, "conf.noEnqueue", checks, ""
     return after.lower() or "pending", f"job {uid} is {after}", "none", checks, ""
 
@@ -90,7 +95,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     a = Answer(subject, "job", outcome, text, rule, decisive + 1, figures=figures, checks=checks, next=nxt,
                parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
     if run.cycles > 1:
-        a.per_cycle = [(i + 1, f"{p[0]}: {p[1]}") for i, p in enumerate(per)]
+        a.per_cycle = cycle_lines([(i + 1, p[0], p[1]) for i, p in enumerate(per)])
         after = run.after.podgroups.get(uid)
         a.final = f"after cycle {run.cycles}: PodGroup {uid} is {after.phase if after else 'gone'}"
     return a

@@ -77,7 +77,8 @@ def render_queue(a: Answer, verbose: bool = False) -> str:
             for p in j.parts:
                 lines.append(render(p, True, "    "))
     elif a.parts:
-        lines.append(f"  ({len(a.parts)} jobs: --job NS/NAME or --verbose for each one's answer)")
+        lines.append(f"  ({len(a.parts)} job{'' if len(a.parts) == 1 else 's'}: --job NS/NAME or --verbose for each "
+                     "one's answer)")
     return "\n".join(lines)
 
 

@@ -44,7 +44,7 @@ def _run(records: list[Record], cluster: Cluster) -> Any:
     cycles = max((r.cycle for r in records), default=0)
     if cycles == 0:  # a session run by hand, outside `simulate` (its trace never numbered a cycle): cycle 1
         records, cycles = [replace(r, cycle=1) for r in records], 1
-    return ExplainRun(cluster, cluster, records, cycles)
+    return ExplainRun(cluster, cluster, records, cycles)  # (cycles given: from_records would count them again)
 
 
 def _explanation(answer: Any, records: list[Record], cluster: Cluster) -> Explanation:

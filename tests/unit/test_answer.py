@@ -180,7 +180,7 @@ def test_a_pod_evicted_in_cycle_1_is_evicted_over_two_cycles_with_one_line_per_c
     a = answer_pod(explain_run(_tiers(), 2), "ns1/b1")
     assert (a.outcome, a.cycle) == ("evicted", 1)
     assert [c for c, _ in a.per_cycle] == [1, 2]
-    assert a.per_cycle[0][1].startswith("evicted: evicted by reclaim")
+    assert a.per_cycle[0][1].startswith("evicted by reclaim on n1")
     assert a.per_cycle[1][1].startswith("terminating: ns1/b1 is terminating on n1 (evicted in cycle 1)")
     assert a.final == "after cycle 2: ns1/b1 is gone (evicted and deleted)"
     assert "keeps running" not in render_text(a)
@@ -232,3 +232,14 @@ def test_explain_cli_renders_the_one_answer(fmt: str) -> None:
         assert out["kind"] == "pod" and out["checks"] and out["rule"] == "capacity.realCapability"
     else:
         assert "checks, in the order Volcano ran them:" in proc.stdout and "first to stop it" in proc.stdout
+
+
+def test_without_an_enqueue_action_allocate_takes_up_a_pending_job_and_the_answer_says_so() -> None:
+    c = conf("allocate, backfill", [{"name": "priority"}, {"name": "gang"}],
+             [{"name": "drf"}, {"name": "predicates"}, {"name": "proportion"}])
+    a = answer_pod(explain_run(cluster(c, node("n1"), queue("q1"), podgroup("j", "q1", phase="Pending"),
+                                       pod("p", "j", {"cpu": "1"})), 1), "ns1/p")
+    assert a.outcome == "bound"
+    assert a.checks[0].text == "job ns1/j was Pending; with no enqueue action configured, allocate moves it to " \
+                               "Inqueue itself"
+    assert not [c for c in a.checks if c.outcome in ("stopped", "not reached")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -27,7 +28,7 @@ def test_every_pod_job_and_queue_is_answered(case: str) -> None:
             assert a.sentence and a.outcome
             text = render_text(a)
             assert a.subject in text
-            a.as_dict()
+            json.dumps(a.as_dict())
             if a.kind == "queue":
                 assert len(text.splitlines()) <= 30
         for a in answers:
