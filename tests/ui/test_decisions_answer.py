@@ -12,8 +12,11 @@ from streamlit.testing.v1 import AppTest
 
 from capacity.answer import answer_job, answer_pod, answer_queue, explain_run
 from capacity.compare import Config, compare
+from capacity.edit import add_queue
+from capacity.errors import InputError
 from capacity.k8s import load_cluster
-from ui.state import WORKSPACE_KEY
+from ui.answers import answer_for
+from ui.state import WORKSPACE_KEY, new_workspace
 from ui.text import md_escape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -217,3 +220,24 @@ def test_compare_page_shows_the_verdict_and_its_sentence_on_each_side(side: str)
     refused = answer_job(_run_of(), "work/urgent").sentence
     admitted = answer_job(_run_of(conf_text=NO_ENQUEUE_CHECK), "work/urgent").sentence
     assert refused in texts and admitted in texts and refused != admitted
+
+
+# ---- the workspace's cycles as one run -----------------------------------------------------------------------
+def test_answers_read_the_workspace_cycles_and_follow_edits_and_rewinds():
+    ws = new_workspace()
+    assert ws.load_text(FULL_QUEUE, name="full-queue", source="full-queue.yaml", input_key="test")
+    ws.step()
+    assert ws.edit("queue", add_queue, "late", capability={"cpu": "1"})
+    ws.step()
+    memo: dict = {}
+    late = answer_for(ws, 2, "queue", "late", memo=memo)  # added between the cycles: answered from cycle 2 on
+    assert late.subject == "Queue/late"
+    first = answer_for(ws, 2, "job", "work/urgent", memo=memo)
+    assert answer_for(ws, 2, "job", "work/urgent", memo=memo) is first, "kept while the cycles are the same"
+    assert [c for c, _ in first.per_cycle] == [1, 2]
+    ws.rewind(1)
+    ws.step()
+    again = answer_for(ws, 2, "job", "work/urgent", memo=memo)
+    assert again is not first and again.sentence == first.sentence, "a rewound cycle is read again"
+    with pytest.raises(InputError):
+        answer_for(ws, 1, "job", "work/nobody")
