@@ -334,13 +334,14 @@ class Chain:
     def _vote(self, r: Record) -> None:
         tier = int(r.detail.get("tier", 0)) + 1
         victims = list(r.verdict) if isinstance(r.verdict, list) else []
-        kept = [x for x in r.reasons if x.values.get("task") not in victims]
         by_rule: dict[str, list] = {}
-        for x in kept:
-            by_rule.setdefault(f"{x.plugin}.{x.rule}", []).append(x)
-        why = "; ".join(f"{len(xs)} kept, e.g. {self._say(xs[0])}" if len(xs) > 1 else self._say(xs[0])
-                        for xs in by_rule.values())
-        offer = f"offers {pods_list(victims)} as victims" if victims else "offers no victim, which ends this tier"
+        for x in r.reasons:
+            gone = x.values.get("task") in victims
+            by_rule.setdefault(f"{'may go' if gone else 'kept'} {x.plugin}.{x.rule}", []).append(x)
+        why = "; ".join(f"{len(xs)} {k.split(' ')[0] if not k.startswith('may') else 'may go'}, e.g. "
+                        f"{self._say(xs[0])}" if len(xs) > 1 else self._say(xs[0]) for k, xs in by_rule.items())
+        offer = f"offers {pods_list(victims)} as victims" if victims else \
+            "offers no victim, which ends this tier undecided (the next tier, if any, is asked)"
         self.add(Check(r.action, f"tier {tier}, {r.plugin}: which pods may go?", "info",
                        offer + (f" ({why})" if why else ""), r.plugin, [], r.cycle))
 
@@ -378,6 +379,31 @@ def not_reached_actions(checks: list[Check]) -> str:
     acts = [c.action for c in checks if c.outcome == "not reached" and c.action != "backfill"]
     acts = list(dict.fromkeys(acts))
     return ", ".join(acts[:-1]) + f" and {acts[-1]}" if len(acts) > 1 else "".join(acts)
+
+
+def derivation_checks(run: ExplainRun, cycle: int, stop: Check) -> list[Check]:
+    """For a stopper that compares with a queue's deserved or realCapability: how the queue plugin worked that
+    figure out as the session opened (its queueFigures record and, for proportion's deserved, the rounds of
+    its water-filling), as recorded."""
+    limits = [f.name.split(" ") for f in stop.figures]
+    hit = next(((q, lim) for q, lim, *_ in (x for x in limits if len(x) == 3) if lim in ("deserved", "realCapability")),
+               None)
+    if hit is None:
+        return []
+    queue, limit = hit
+    out: list[Check] = []
+    figures = next((r for r in run.about(cycle, queue) if r.kind == "queueFigures" and r.reasons), None)
+    if figures is not None:
+        out.append(Check("session", f"how queue {queue}'s {limit} was worked out", "info",
+                         figures.reasons[0].text, figures.plugin, [], cycle))
+    if limit == "deserved" and stop.plugin == "proportion":
+        for r in run.cycle_records(cycle):
+            if r.kind == "proportionRound" and r.reasons:
+                out.append(Check("session", f"proportion's {r.subject}", "info", r.reasons[0].text, "proportion",
+                                 [], cycle))
+            elif r.action not in ("open", ""):
+                break
+    return out
 
 
 def first_stopped(checks: list[Check], action: str | None = None) -> Check | None:
@@ -561,6 +587,43 @@ def pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
     return _pending_pod_cycle(run, cycle, key)
 
 
+def _changes_for(run: ExplainRun, key: str, pipe: Record) -> list[Record]:
+    """The queueChange records of the evictions made for the pod's placement and of the placement itself."""
+    mine = [r for r in run.about(pipe.cycle, key) if r.kind.endswith("Result") and r.action == pipe.action
+            and run.position(r) < run.position(pipe)]
+    start = run.position(mine[-1]) if mine else 0
+    out = [r for r in run.cycle_records(pipe.cycle)[start:run.position(pipe)]
+           if r.kind == "queueChange" and r.detail.get("preemptor") == key]
+    out += [r for r in run.about(pipe.cycle, key) if r.kind == "queueChange" and r.action == pipe.action
+            and "preemptor" not in r.detail and run.position(r) > run.position(pipe)][:1]
+    return out
+
+
+def queues_moved(run: ExplainRun, changes: list[Record]) -> str:
+    """'queue a allocated cpu 3 -> 1 (share 3 -> 1); queue b allocated cpu 1 -> 3 (share 0.33 -> 1)': each
+    queue's figures before the first of `changes` and after the last (queueChange records), as recorded."""
+    from capacity.quantity import format_resource_value
+    first: dict[str, dict] = {}
+    last: dict[str, dict] = {}
+    for r in changes:
+        for name, q in (r.detail.get("queues") or {}).items():
+            first.setdefault(name, q)
+            last[name] = q
+    styles = getattr(run.before, "unit_styles", None)
+    parts = []
+    for name, q in first.items():
+        b, a = q.get("allocatedBefore") or {}, last[name].get("allocatedAfter") or {}
+        dims = [d for d in dict.fromkeys([*b, *a]) if d != "pods" and b.get(d, 0) != a.get(d, 0)]
+        if not dims:
+            continue
+        moved = ", ".join(f"{d} {format_resource_value(d, float(b.get(d, 0)), styles)} -> "
+                          f"{format_resource_value(d, float(a.get(d, 0)), styles)}" for d in dims)
+        sb, sa = q.get("shareBefore"), last[name].get("shareAfter")
+        share = f" (share {sb:.4g} -> {sa:.4g})" if isinstance(sb, int | float) and isinstance(sa, int | float) else ""
+        parts.append(f"queue {name} allocated {moved}{share}")
+    return "; ".join(parts)
+
+
 def _evicted_for(run: ExplainRun, key: str, pipe: Record) -> list[str]:
     """The victims evicted for the pod's placement: the tentative evictions since its last victim choice."""
     mine = [r for r in run.about(pipe.cycle, key) if r.kind.endswith("Result") and r.action == pipe.action
@@ -635,6 +698,13 @@ def _pending_pod_cycle(run: ExplainRun, cycle: int, key: str) -> Answer:
             if pre is not None:
                 text += f": {pre.text}"
                 rule = chain.rules.get(id(pre), rule)
+            moved = queues_moved(run, _changes_for(run, key, pipe))
+            if moved:
+                text += f"; {moved}"
+                at = next((i for i, c in enumerate(checks) if c.action == pipe.action
+                           and c.text.startswith("pipelined onto")), len(checks))
+                checks.insert(at, Check(pipe.action, "the queues before and after", "info",
+                                        f"over its evictions and its placement: {moved}", "", [], cycle))
             return Answer(subject, "pod", "pipelined", text, rule, cycle, checks=checks,
                           next=f"it waits for the victims to terminate; allocate binds it in a later cycle "
                                f"(cycle {cycle + 1} at the earliest) if it still fits then")
@@ -661,6 +731,8 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         text = "pending: no action placed or stopped it in this cycle"
         return Answer(subject, "pod", "pending", text, "session.notConsidered", chain.cycle, checks=checks)
     rule = chain.rules.get(id(first), "") or f"{first.action}.{first.plugin or 'stopped'}"
+    at = checks.index(first) + 1
+    checks[at:at] = derivation_checks(chain.run, chain.cycle, first)
     if first.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), first)
         rule = chain.rules.get(id(vote), "") or rule
@@ -676,6 +748,14 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
     said: dict[str, list[str]] = {}
     for a in [a for a in chain.run.before.conf.actions if a in _PLACING]:
         stops = [c for c in checks if c.action == a and c.outcome == "stopped"]
+        alike = [c for c in stops if c.name == stops[0].name] if stops else []
+        if len(alike) > 2 and alike[-1] is stops[-1]:  # the same step failing attempt after attempt (node by node)
+            text = f"{alike[0].text} (and so {len(alike) - 1} more times)"
+            if stops[0] is first:
+                parts[0] += f" (and so {len(alike) - 1} more times)"
+            else:
+                said.setdefault(text, []).append(a)
+            continue
         for stop in {id(x): x for x in stops[:1] + stops[-1:]}.values():
             if stop is not first and stop.text != first.text:
                 said.setdefault(stop.text, []).append(a)

@@ -25,6 +25,7 @@ _TEMPLATES: list[tuple[tuple[str, ...], str]] = [
     (("allocated", "request", "deserved"), "allocated {allocated} + request {request} > deserved {deserved}"),
 ]
 # A sentence that already shows its numbers: a sum or comparison, or a resource name followed by an amount.
+RATIOS = ("factor", "share", "weight")  # per-dimension values that are plain numbers, not quantities
 _HAS_SUM = re.compile(r"\d\s*[-+<>=]|[-+<>=]\s*\d|\b(?:cpu|memory|pods|[\w.-]+/[\w.-]+) \d")
 
 
@@ -57,8 +58,8 @@ def figures_of(reason: Reason, styles: Styles = None) -> list[Figure]:
     for key, per in dicts.items():
         for dim in dims:
             if dim in per:
-                out.append(Figure(" ".join(x for x in (owner, key, dim) if x), shown(dim, per[dim], styles),
-                                  float(per[dim])))
+                text = format_number(float(per[dim])) if key in RATIOS else shown(dim, per[dim], styles)
+                out.append(Figure(" ".join(x for x in (owner, key, dim) if x), text, float(per[dim])))
     for key, v in values.items():
         if isinstance(v, int | float) and not isinstance(v, bool):
             out.append(Figure(key, format_number(float(v)), float(v)))
@@ -73,7 +74,8 @@ def numbers_phrase(reason: Reason, styles: Styles = None) -> str:
         return ""
     parts = []
     for dim in dims:
-        have = {k: shown(dim, d[dim], styles) for k, d in dicts.items() if dim in d}
+        have = {k: format_number(float(d[dim])) if k in RATIOS else shown(dim, d[dim], styles)
+                for k, d in dicts.items() if dim in d}
         template = next((t for keys, t in _TEMPLATES if set(keys) <= set(have)), None)
         if template is not None:
             parts.append(f"{dim}: " + template.format(**have))

@@ -15,12 +15,13 @@ from capacity.answer_build import (
     job_phase_at_open,
     not_reached_actions,
     notes_for,
+    pod_cycle,
     queue_path,
 )
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
 
-_ORDER = ("evicted", "bound", "pipelined", "pending", "running", "terminating", "gone", "not scheduled")
+_ORDER = ("evicted", "bound", "pipelined", "pending", "running", "terminating", "gone", "not-scheduled")
 
 
 def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, list[Check], str]:
@@ -35,7 +36,8 @@ def _job_cycle(run: ExplainRun, uid: str, cycle: int) -> tuple[str, str, str, li
     if stop is not None and stop.action == "enqueue":
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), stop)
         skipped = not_reached_actions(checks)
-        text = f"job {uid} stays Pending: enqueue did not admit it: {vote.text}" + (
+        queue = run.before.podgroups[uid].queue
+        text = f"job {uid} (queue {queue}) stays Pending: enqueue did not admit it: {vote.text}" + (
             f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so nothing else was "
             "tried for it" if skipped else "")
         return "not admitted", text, chain.rules.get(id(vote), "") or "enqueue.rejected", checks, \
@@ -61,7 +63,7 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     if pg.queue not in run.before.queues:
         text = (f"job {uid} is not scheduled: its queue {pg.queue!r} does not exist, so Volcano leaves it out of the "
                 "session")
-        return Answer(subject, "job", "not scheduled", text, "session.queueMissing", 1,
+        return Answer(subject, "job", "not-scheduled", text, "session.queueMissing", 1,
                       checks=[Check("session", "the job's queue exists", "stopped", text)])
     pods = sorted(k for k, p in run.before.pods.items() if p.group == pg.name and p.namespace == pg.namespace)
     parts = [build_pod(run, k) for k in pods]
@@ -74,31 +76,49 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     if pg.min_resources is not None:
         for dim, v in _dims(pg.min_resources).items():
             figures.append(Figure(f"minResources {dim}", format_resource_value(dim, v, run.before.unit_styles), v))
-    if parts:
-        counts = Counter(p.outcome for p in parts)
-        summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
-        if outcome != "not admitted":
-            stuck = next((p for p in parts if p.outcome == "pending"), None)
-            text = (f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member}): {len(parts)} "
-                    f"pod{'' if len(parts) == 1 else 's'}: {summary}")
-            if stuck is not None:  # the first pending pod's chain (it holds the job's own checks too)
-                text += f"; {stuck.subject[4:]} {stuck.sentence}"
-                rule = stuck.rule
-                checks = stuck.checks
-            elif rule == "none":
-                rule = parts[0].rule
-        else:
-            text += f" ({len(parts)} pods wait with it)"
+    if parts and outcome != "not admitted":
+        rep = _representative(parts)
+        lead = f"{text}; queue {pg.queue}, minAvailable {pg.min_member}" if outcome == "admitted" else \
+            f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member})"
+        text = f"{lead}: {_pods_summary(parts)}; {rep.subject[4:]} {rep.sentence}"
+        rule, checks, cycle = rep.rule, rep.checks, rep.cycle  # (its chain holds the job's own checks too)
+        nxt = rep.next
     else:
-        text += "; it has no pods in the cluster, so there is nothing to place" if outcome != "not admitted" else \
-            "; it has no pods in the cluster yet"
-    a = Answer(subject, "job", outcome, text, rule, decisive + 1, figures=figures, checks=checks, next=nxt,
+        cycle = decisive + 1
+        if parts:
+            text += f" ({len(parts)} pod{'' if len(parts) == 1 else 's'} wait with it)"
+        else:
+            text += "; it has no pods in the cluster, so there is nothing to place" if outcome != "not admitted" \
+                else "; it has no pods in the cluster yet"
+    a = Answer(subject, "job", outcome, text, rule, cycle, figures=figures, checks=checks, next=nxt,
                parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
     if run.cycles > 1:
-        a.per_cycle = cycle_lines([(i + 1, p[0], p[1]) for i, p in enumerate(per)])
+        lines = []
+        for i, (o, t, *_rest) in enumerate(per):
+            c = i + 1
+            if parts and o != "not admitted":
+                now = [pod_cycle(run, c, p.subject[4:]) for p in parts]
+                r = _representative(now)
+                o, t = _pods_summary(now), f"{r.subject[4:]} {r.sentence}"
+            lines.append((c, o, t))
+        a.per_cycle = cycle_lines(lines)
         after = run.after.podgroups.get(uid)
         a.final = f"after cycle {run.cycles}: PodGroup {uid} is {after.phase if after else 'gone'}"
     return a
+
+
+#: Which pod speaks for its job: one still waiting first, then one placed or evicted, then any.
+_REPRESENTS = ("pending", "pipelined", "evicted", "bound", "terminating", "running", "gone", "not-scheduled")
+
+
+def _representative(parts: list[Answer]) -> Answer:
+    return min(parts, key=lambda p: _REPRESENTS.index(p.outcome) if p.outcome in _REPRESENTS else len(_REPRESENTS))
+
+
+def _pods_summary(parts: list[Answer]) -> str:
+    counts = Counter(p.outcome for p in parts)
+    summary = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts.get(o))
+    return f"{len(parts)} pod{'' if len(parts) == 1 else 's'}: {summary}"
 
 
 def _dims(r: object) -> dict[str, float]:

@@ -11,6 +11,7 @@ from capacity.answer_build import notes_for, queue_path
 from capacity.answer_job import build_job
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
+from capacity.resources import to_dict
 
 _BIG = 1e300  # Volcano's "unlimited" (MaxFloat64; MaxInt64 for scalars is above 9e18)
 _UNLIMITED_SCALAR = 9e18
@@ -40,8 +41,8 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
         return [], {"capability": UNSET}
     figures: list[Figure] = []
     texts: dict[str, str] = {}
-    if nums is None:
-        return figures, {"capability": UNSET if spec.capability is None else "set, not read by any queue plugin"}
+    if nums is None:  # no queue plugin kept figures for it (flat capacity keeps them only for queues with jobs)
+        return _spec_figures(run, name, spec)
     for key in FIGURE_KEYS:
         per = nums.get(key) or {}
         set_dims = _spec_dims(getattr(spec, key, None)) if key in ("capability", "guarantee") else None
@@ -76,6 +77,22 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
     if isinstance(share, int | float):
         figures.append(Figure(f"{name} share", f"{share:.3f}", float(share)))
         texts["share"] = f"{share:.3f}"
+    return figures, texts
+
+
+def _spec_figures(run: ExplainRun, name: str, spec: Any) -> tuple[list[Figure], dict[str, str]]:
+    """The figures as the queue's spec sets them, for a queue no plugin kept figures for this cycle."""
+    styles = getattr(run.before, "unit_styles", None)
+    figures: list[Figure] = []
+    texts: dict[str, str] = {"allocated": "nothing (no plugin kept figures for it: it has no jobs this cycle)"}
+    for key in ("deserved", "capability", "guarantee"):
+        r = getattr(spec, key, None)
+        dims = {n: float(v) for n, v in (to_dict(r).items() if r is not None else []) if v}
+        for dim, v in dims.items():
+            figures.append(Figure(f"{name} {key} {dim}", format_resource_value(dim, v, styles), v))
+        shown = ", ".join(f"{d} {format_resource_value(d, v, styles)}" for d, v in dims.items())
+        texts[key] = (shown + " (as set)") if shown else {"capability": UNSET, "guarantee": "none",
+                                                         "deserved": "not set"}[key]
     return figures, texts
 
 

@@ -13,26 +13,56 @@ def _check_line(c: Check, first_stop: Check | None) -> str:
     return f"    [{mark:>4}] {c.action}: {c.name}: {c.text}{tag}"
 
 
+MAX_CHECKS = 24  # check lines shown without --verbose
+
+
+def _check_lines(checks: list[Check], stop: Check | None, verbose: bool) -> list[str]:
+    """One line per check; actions not reached for the same reason share a line. Without `verbose`, a run of
+    more than two alike checks (a step repeated node after node) shows its first two and a count, and a long
+    chain keeps its first and last lines (and the first stopper)."""
+    lines: list[tuple[Check | None, str]] = []
+    i = 0
+    while i < len(checks):
+        c = checks[i]
+        n = 1
+        while i + n < len(checks) and (checks[i + n].action, checks[i + n].name, checks[i + n].outcome) == (
+                c.action, c.name, c.outcome) and (c.outcome == "not reached" or not verbose):
+            n += 1
+        run = checks[i:i + n]
+        if c.outcome == "not reached" and all(x.text == c.text for x in run):
+            line = _check_line(c, stop).replace(f"] {c.action}:", f"] {', '.join(x.action for x in run)}:", 1)
+            lines.append((c, line))
+        elif n > 2:
+            lines += [(x, _check_line(x, stop)) for x in run[:2]]
+            if stop in run[2:]:
+                lines.append((stop, _check_line(stop, stop)))
+            lines.append((None, f"    ... and {n - 2} more like it (--verbose)"))
+        else:
+            lines += [(x, _check_line(x, stop)) for x in run]
+        i += n
+    if verbose or len(lines) <= MAX_CHECKS:
+        return [line for _, line in lines]
+    half = MAX_CHECKS // 2
+    keep = lines[:half] + lines[-half:]
+    cut = len(lines) - len(keep)
+    out = [line for _, line in lines[:half]]
+    if stop is not None and all(c is not stop for c, _ in keep):
+        out.append(_check_line(stop, stop))
+        cut -= 1
+    out.append(f"    ... {cut} more checks (--verbose)")
+    return out + [line for _, line in lines[-half:]]
+
+
 def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
     if a.kind == "queue" and not indent:
         return render_queue(a, verbose)
-    lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})  [{a.rule}]", f"  {a.sentence}"]
+    # (the rule id is for programs, in JSON; a person reads it only with --verbose)
+    lines = [f"{a.subject}: {a.outcome} (cycle {a.cycle})" + (f"  rule: {a.rule}" if verbose else ""),
+             f"  {a.sentence}"]
     if a.checks:
         lines.append("  checks, in the order Volcano ran them:")
-        stop = a.stopper if a.outcome in ("pending", "not admitted", "not scheduled") else None
-        i = 0
-        while i < len(a.checks):
-            c = a.checks[i]
-            same = [c]
-            while c.outcome == "not reached" and i + len(same) < len(a.checks) and \
-                    (a.checks[i + len(same)].outcome, a.checks[i + len(same)].name, a.checks[i + len(same)].text) == \
-                    (c.outcome, c.name, c.text):
-                same.append(a.checks[i + len(same)])
-            line = _check_line(c, stop)
-            if len(same) > 1:
-                line = line.replace(f"] {c.action}:", f"] {', '.join(x.action for x in same)}:", 1)
-            lines.append(line)
-            i += len(same)
+        stop = a.stopper if a.outcome in ("pending", "not admitted", "not-scheduled") else None
+        lines += _check_lines(a.checks, stop, verbose)
     lines += [f"  ! Volcano quirk: {q}" for q in a.quirks]
     if a.per_cycle:
         lines.append("  cycle by cycle:")
@@ -64,7 +94,7 @@ def render_queue(a: Answer, verbose: bool = False) -> str:
     if a.reasons:
         lines.append("  top reasons:")
         for n, rule, example in a.reasons:
-            lines.append(f"    {n} x [{rule}] e.g. {_clip(example, 220)}")
+            lines.append(f"    {n} x" + (f" (rule: {rule})" if verbose else "") + f", e.g. {_clip(example, 220)}")
     if a.notes:
         lines.append("  session notes:")
         lines += [f"    - {_clip(n, 220)}" for n in a.notes[:5]]

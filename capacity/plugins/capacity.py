@@ -810,7 +810,9 @@ class CapacityPlugin(Plugin):
                 continue
             parent = ssn.queues[name].parent or ROOT
             if parent not in self.attrs:
-                return self._stall(f"queue {name} names parent {parent!r}, which does not exist",
+                return self._stall(f"queue {name} names parent {parent!r}, which does not exist"
+                                   + (" (Volcano's scheduler creates the root queue at start-up; add a root Queue to "
+                                      "the dump)" if parent == ROOT else ""),
                                    f"Queue/{name}", "spec.parent")
             self.attrs[parent].children[name] = self.attrs[name]
         for attr in self.attrs.values():
@@ -1068,14 +1070,26 @@ class CapacityPlugin(Plugin):
             real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
             real.min_dimension_resource(c.capability, INFINITY)
             c.real_capability = real
+        # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
+        # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does "
-                                  "(Volcano only logs this)")
+            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
+                                  f"adds up to {self._sum_text(sum_d)}, its own is "
+                                  f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
-            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does "
-                                  "(Volcano only logs this)")
+            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
+                                  f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
+                                  f"{self._sum_text(parent.guarantee)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
         for name in sorted(parent.children):
             self._check_hierarchical(parent.children[name])
+
+    def _sum_text(self, r: Resource) -> str:
+        """'cpu 4, memory 4Gi' in the input's units, for a session note."""
+        from capacity.quantity import format_resources
+        return format_resources({n: v for n, v in to_dict(r).items() if n != "pods"},
+                                getattr(self.ssn.cluster, "unit_styles", None))
 
     def _stall(self, why: str, obj: str, fld: str) -> None:
         self.ready = False

@@ -68,7 +68,9 @@ class OvercommitPlugin(Plugin):
         used = Resource.empty()
         for node in ssn.node_list:
             used.add(node.used)
-        self.idle = scale(total.clone(), self.factors, self.factors[FACTOR_KEY]).sub_without_assert(used)
+        self.scaled = scale(total.clone(), self.factors, self.factors[FACTOR_KEY])
+        self.idle = self.scaled.clone().sub_without_assert(used)
+        self.total, self.used = total, used  # (for the trace's reason: idle = total x factor - used)
         self.inqueue = Resource.empty()
         for job in ssn.jobs.values():
             if job.min_resources is None:
@@ -95,12 +97,21 @@ class OvercommitPlugin(Plugin):
                                "resources of the cluster")
             return PERMIT
         if self.trace.enabled:
+            from capacity.quantity import format_resource_value as fv
+            default = self.factors[FACTOR_KEY]
+            sums = "; ".join(
+                f"{n}: inqueue {fv(n, self.inqueue.get(n))} + minResources {fv(n, min_req.get(n))} > idle "
+                f"{fv(n, self.idle.get(n))} (total {fv(n, self.total.get(n))} x factor "
+                f"{self.factors.get(n, default):g} = {fv(n, self.scaled.get(n))}, minus used "
+                f"{fv(n, self.used.get(n))})" for n in failed)
             self.trace.because(
                 self.name, "overcommit",
                 f"resource in cluster is overused: inqueue + minResources exceed total x factor - used on "
-                f"{', '.join(failed)}", dimensions=failed,
+                f"{', '.join(failed)}: {sums}", dimensions=failed,
                 inqueue={n: self.inqueue.get(n) for n in failed}, minResources={n: min_req.get(n) for n in failed},
-                idle={n: self.idle.get(n) for n in failed})
+                idle={n: self.idle.get(n) for n in failed}, total={n: self.total.get(n) for n in failed},
+                used={n: self.used.get(n) for n in failed},
+                factor={n: self.factors.get(n, default) for n in failed})
         return REJECT
 
     def job_enqueued(self, job: Job) -> None:

@@ -243,3 +243,34 @@ def test_without_an_enqueue_action_allocate_takes_up_a_pending_job_and_the_answe
     assert a.checks[0].text == "job ns1/j was Pending; with no enqueue action configured, allocate moves it to " \
                                "Inqueue itself"
     assert not [c for c in a.checks if c.outcome in ("stopped", "not reached")]
+
+
+def test_a_step_failing_node_after_node_is_said_once_with_a_count_and_the_chain_is_capped() -> None:
+    c = conf("enqueue, allocate, reclaim", [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}],
+             [{"name": "drf"}, {"name": "predicates"}])
+    objs = [c, queue("q1"), queue("q2"), podgroup("w", "q2"), pod("w0", "w", {"cpu": "1", "memory": "1Gi"})]
+    for i in range(30):
+        objs += [node(f"n{i:02}", cpu="1", memory="2Gi"), podgroup(f"r{i}", "q1", phase="Running"),
+                 pod(f"r{i}", f"r{i}", {"cpu": "1", "memory": "1Gi"}, node_name=f"n{i:02}")]
+    a = answer_pod(explain_run(cluster(*objs), 1), "ns1/w0")
+    assert "reclaim did not make room: no tier of plugins offered a victim: gang offered none" in a.sentence
+    assert a.sentence.endswith("(and so 29 more times)")
+    text = render_text(a)
+    assert len(text.splitlines()) <= 32 and "more checks (--verbose)" in text
+    assert "<- first to stop it" in text
+    assert len(render_text(a, verbose=True).splitlines()) > 90
+
+
+def test_an_overcommit_refusal_gives_total_factor_used_and_idle() -> None:
+    c = conf("enqueue, allocate, backfill, reclaim", [{"name": "priority"}, {"name": "gang"}],
+             [{"name": "overcommit", "arguments": {"overcommit-factor": 1.2}}, {"name": "drf"},
+              {"name": "predicates"}, {"name": "proportion"}])
+    run = explain_run(cluster(c, node("n1", cpu="10", memory="20Gi"), queue("qa"), queue("qb"),
+                              podgroup("a", "qa", phase="Running"),
+                              pod("a0", "a", {"cpu": "10", "memory": "1Gi"}, node_name="n1"),
+                              podgroup("b", "qb", phase="Pending", min_resources={"cpu": "4"})), 1)
+    a = answer_job(run, "ns1/b")
+    assert (a.outcome, a.rule) == ("not admitted", "overcommit.overcommit")
+    assert "job ns1/b (queue qb) stays Pending" in a.sentence
+    assert "inqueue 0 + minResources 4 > idle 2 (total 10 x factor 1.2 = 12, minus used 10)" in a.sentence
+    assert "allocate and reclaim only consider jobs that are Inqueue or Running" in a.sentence
