@@ -84,7 +84,7 @@ def _spec_figures(run: ExplainRun, name: str, spec: Any) -> tuple[list[Figure], 
     """The figures as the queue's spec sets them, for a queue no plugin kept figures for this cycle."""
     styles = getattr(run.before, "unit_styles", None)
     figures: list[Figure] = []
-    texts: dict[str, str] = {"allocated": "nothing (no plugin kept figures for it: it has no jobs this cycle)"}
+    texts: dict[str, str] = {"allocated": "no figures: no queue plugin kept any for it this cycle (no job names it)"}
     for key in ("deserved", "capability", "guarantee"):
         r = getattr(spec, key, None)
         dims = {n: float(v) for n, v in (to_dict(r).items() if r is not None else []) if v}

@@ -25,11 +25,15 @@ def _check_lines(checks: list[Check], stop: Check | None, verbose: bool) -> list
     while i < len(checks):
         c = checks[i]
         n = 1
-        while i + n < len(checks) and (checks[i + n].action, checks[i + n].name, checks[i + n].outcome) == (
-                c.action, c.name, c.outcome) and (c.outcome == "not reached" or not verbose):
+        while i + n < len(checks) and (
+                (c.outcome == "not reached" and (checks[i + n].name, checks[i + n].outcome, checks[i + n].text)
+                 == (c.name, c.outcome, c.text))
+                or (c.outcome != "not reached" and not verbose
+                    and (checks[i + n].action, checks[i + n].name, checks[i + n].outcome) == (c.action, c.name,
+                                                                                                c.outcome))):
             n += 1
         run = checks[i:i + n]
-        if c.outcome == "not reached" and all(x.text == c.text for x in run):
+        if c.outcome == "not reached":
             line = _check_line(c, stop).replace(f"] {c.action}:", f"] {', '.join(x.action for x in run)}:", 1)
             lines.append((c, line))
         elif n > 2:

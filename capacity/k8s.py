@@ -21,6 +21,7 @@ from capacity.errors import InputError
 from capacity.model import PodSpec, QueueSpec
 from capacity.quantity import UnitStyles
 from capacity.resources import Resource, from_resource_list
+from capacity.webhook import admission_warnings
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
 CONF_KEY = "volcano-scheduler.conf"
@@ -557,6 +558,7 @@ class _Reader:
                       "configuration (enqueue, allocate, backfill; priority, gang, conformance | "
                       "overcommit, drf, predicates, proportion, nodeorder)")
         check_queue_tree(c.queues)
+        c.warnings.extend(admission_warnings(c))  # what the queue webhook would refuse (capacity.webhook)
         for uid, pg in c.podgroups.items():
             if pg.queue not in c.queues:
                 self.warn(f"PodGroup/{uid}", "spec.queue", f"queue {pg.queue!r} does not exist; Volcano "

@@ -37,6 +37,7 @@ from capacity.k8s import (
 from capacity.model import QueueSpec
 from capacity.quantity import format_resource_value
 from capacity.resources import INFINITY, MAX_FLOAT, MIN_RESOURCE, SCALAR_INFINITY, ZERO, Resource, res_max
+from capacity.webhook import is_admission_warning, validate_cluster
 
 __all__ = ["RULES", "SEVERITIES", "Finding", "counts", "lint", "lint_objects", "lint_text", "render_text"]
 
@@ -68,9 +69,22 @@ RULES: dict[str, str] = {
     "child-capability-above-parent": "a child's capability above its parent's on some dimension",
     "children-deserved-above-parent": "the children's deserved add up to more than the parent's",
     "children-guarantee-above-parent": "the children's guarantees add up to more than the parent's",
-    "guarantee-without-deserved": "a guaranteed resource with no deserved for it",
-    "guarantee-above-deserved": "a guarantee above the deserved of the same resource",
-    "deserved-above-capability": "a deserved above the capability of the same resource",
+    "guarantee-without-deserved": "a guaranteed resource with no deserved for it (the queue webhook rejects it)",
+    "guarantee-above-deserved": "a guarantee above the deserved of the same resource (the queue webhook rejects it)",
+    "deserved-above-capability": "a deserved above the capability of the same resource (the queue webhook rejects it)",
+    "webhook-quantity-not-integer": "the queue webhook rejects it: a fractional quantity of an extended resource",
+    "webhook-state-invalid": "the queue webhook rejects it: a queue state other than Open or Closed",
+    "webhook-hierarchy-annotation": "the queue webhook rejects it: volcano.sh/hierarchy annotations that do not "
+                                    "match, bad weights, or a path inside another queue's",
+    "webhook-parent-has-pods": "the queue webhook rejects it: the first child of a queue with allocated pods",
+    "webhook-capability-above-ancestor": "the queue webhook rejects it: a capability above the nearest "
+                                         "ancestor's capability on some dimension",
+    "webhook-children-guarantee-above-parent": "the queue webhook rejects it: children guarantee more than their "
+                                               "parent (an unset parent dimension is 0)",
+    "webhook-children-deserved-above-parent": "the queue webhook rejects it: children deserve more than their "
+                                              "parent (an unset parent dimension is 0)",
+    "capability-above-cluster": "a capability above the cluster's total of that resource (it never limits)",
+    "deserved-with-proportion": "spec.deserved set while proportion, which never reads it, is the queue plugin",
     "root-capability-kept": "a root capability set by the user, kept as is (not infinite)",
     "root-quota-overwritten": "a root deserved/guarantee set by the user, overwritten by Volcano",
     "job-on-non-leaf-queue": "hierarchy on, a PodGroup in a queue that has child queues",
@@ -140,7 +154,8 @@ def lint(cluster: Cluster) -> list[Finding]:
     found: list[Finding] = []
     for check in _CHECKS:
         found.extend(check(ctx))
-    found.extend(_loader_findings(cluster.warnings, found))
+    found = _drop_reported_webhook_findings(found)
+    found.extend(_loader_findings([w for w in cluster.warnings if not is_admission_warning(w)], found))
     return _sorted(found)
 
 
@@ -603,7 +618,9 @@ def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
                 f"its children ({', '.join(kids)}) have {label} {_describe(total, names)} in total, more than "
                 + own,
                 ("the queue webhook rejects the child that makes the sum exceed an explicit parent value; "
-                 if explicit else "") + f"the scheduler only logs it; {effect}"))
+                 if explicit else f"the queue webhook rejects such a child too (a {label} the parent leaves unset "
+                 f"is a limit of 0: see webhook-children-{label}-above-parent); ")
+                + f"the scheduler only logs it; {effect}"))
     out.extend(_root_quota(ctx))
     return out
 
@@ -650,41 +667,79 @@ def _root_quota(ctx: _Context) -> list[Finding]:
     return out
 
 
-def _check_webhook_quotas(ctx: _Context) -> list[Finding]:
-    """validate_queue.go:227-293: every guaranteed resource needs a deserved >= it; deserved <= capability."""
+#: Webhook rules an older rule here already reports for the same field (with the scheduler's side too).
+_WEBHOOK_REPORTED_AS = {"self-parent": "self-parent", "queue-too-deep": "queue-too-deep",
+                        "parent-missing": "unknown-parent", "state-invalid": "queue-state-invalid",
+                        "weight-out-of-range": "queue-weight-invalid",
+                        "capability-above-ancestor": "child-capability-above-parent"}
+
+
+#: Webhook rules lint had before it asked the webhook module (their ids are kept).
+_QUANTITY_RULES = ("guarantee-without-deserved", "guarantee-above-deserved", "deserved-above-capability")
+#: Webhook rules that say the same from the parent's and from the child's side share one lint rule.
+_LINT_RULE = {"siblings-guarantee-above-parent": "webhook-children-guarantee-above-parent",
+              "siblings-deserved-above-parent": "webhook-children-deserved-above-parent",
+              "capability-below-descendants": "webhook-capability-above-ancestor"}
+
+
+def _check_admission(ctx: _Context) -> list[Finding]:
+    """Every queue Volcano's queue admission webhook refuses, in its words (capacity.webhook, which cites
+    validate_queue.go per rule), with a one-line fix. The scheduler never re-checks these."""
+    out: list[Finding] = []
+    for name, errors in validate_cluster(ctx.cluster).items():
+        if name in ctx.queues and _chain(ctx, name)[1] == "cycle":
+            continue  # the parent-cycle / self-parent rules report it (the webhook's answer depends on the order)
+        for e in errors:
+            rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")
+            out.append(Finding(
+                "error", rule, f"Queue/{name}", e.field, e.message,
+                f"the queue webhook rejects the queue when it is created or updated ({e.source} @ed72c7c8); "
+                f"fix: {e.fix}"))
+    return out
+
+
+def _drop_reported_webhook_findings(found: list[Finding]) -> list[Finding]:
+    """A webhook finding whose field an older rule already reports (with what the scheduler does) is left out."""
+    have = {(f.rule, f.obj, f.field) for f in found if f.severity == "error" or f.rule == "unknown-parent"}
+    return [f for f in found if not (f.rule.startswith("webhook-") and (
+        _WEBHOOK_REPORTED_AS.get(f.rule[len("webhook-"):]), f.obj, f.field) in have)]
+
+
+def _check_capability_above_cluster(ctx: _Context) -> list[Finding]:
+    """A capability above what every node together offers never limits anything: usually a unit slip."""
+    if not ctx.cluster.nodes:
+        return []
     out: list[Finding] = []
     for name in sorted(ctx.queues):
-        q = ctx.queues[name]
-        obj = f"Queue/{name}"
-        g, d, cap = q.guarantee, q.deserved, q.capability
-        if g is not None:
-            d_keys = d.scalars or {} if d is not None else {}
-            for n in _dims(g):
-                if n == "pods" or g.get(n) <= 0:
-                    continue
-                present = d is not None and (d.get(n) > 0 if n in ("cpu", "memory") else n in d_keys)
-                if not present:
-                    out.append(Finding(
-                        "error", "guarantee-without-deserved", obj, f"spec.guarantee.resource.{n}",
-                        f"guarantees {n} {_fmt(n, g.get(n))} but sets no deserved {n}",
-                        "the queue webhook rejects the queue; the scheduler itself raises deserved to the "
-                        "guarantee"))
-                elif d is not None and d.get(n) < g.get(n):
-                    out.append(Finding(
-                        "error", "guarantee-above-deserved", obj, f"spec.guarantee.resource.{n}",
-                        f"guarantee {n} {_fmt(n, g.get(n))} is above deserved {_fmt(n, d.get(n))}",
-                        "the queue webhook rejects the queue; the scheduler itself raises deserved to the "
-                        "guarantee"))
-        if d is not None and cap is not None:
-            for n in _dims(cap):
-                if n == "pods" or n not in _dims(d):
-                    continue
-                if d.get(n) > cap.get(n):
-                    out.append(Finding(
-                        "error", "deserved-above-capability", obj, f"spec.deserved.{n}",
-                        f"deserved {n} {_fmt(n, d.get(n))} is above capability {_fmt(n, cap.get(n))}",
-                        "the queue webhook rejects the queue; the scheduler clamps deserved to realCapability "
-                        "in flat mode but keeps it in hierarchical mode, where the queue never reaches it"))
+        cap = ctx.queues[name].capability
+        if cap is None or name == ROOT and cap.is_empty():
+            continue
+        over = [n for n in _dims(cap) if n != "pods" and n in ctx.node_resources and cap.get(n) > ctx.total.get(n)]
+        if not over:
+            continue
+        nums = ", ".join(f"{n} {_fmt(n, cap.get(n))} > {_fmt(n, ctx.total.get(n))}" for n in over)
+        out.append(Finding(
+            "warning", "capability-above-cluster", f"Queue/{name}", f"spec.capability.{over[0]}",
+            f"capability above the cluster's total ({len(ctx.cluster.nodes)} node(s)): {nums}",
+            "keeps it: the queue is limited by the nodes, not by this capability, on "
+            f"{', '.join(over)} (a unit slip such as 64 for 64Mi or 1000 for 1000m?)"))
+    return out
+
+
+def _check_deserved_with_proportion(ctx: _Context) -> list[Finding]:
+    """proportion computes deserved by weight (water-filling) and never reads spec.deserved (proportion.go)."""
+    if "proportion" not in ctx.positions or "capacity" in ctx.positions:
+        return []
+    out: list[Finding] = []
+    for name in sorted(ctx.queues):
+        d = ctx.queues[name].deserved
+        if d is None or d.is_empty() or name == ROOT:
+            continue
+        out.append(Finding(
+            "warning", "deserved-with-proportion", f"Queue/{name}", f"spec.deserved.{_dims(d)[0]}",
+            f"deserved {_describe(d, _dims(d))} is set, but the queue plugin is proportion, which never reads it",
+            "proportion gives each queue a share of the cluster by spec.weight (capped by capability, raised to "
+            "guarantee); spec.deserved only counts with the capacity plugin"))
     return out
 
 
@@ -850,6 +905,7 @@ def _loader_findings(warnings: list[LoadWarning], found: list[Finding]) -> list[
 
 _CHECKS = (
     _check_conf_warnings, _check_capacity_and_proportion, _check_victim_tier_order, _check_gangreclaim_proportion,
-    _check_job_starving, _check_arguments, _check_tree, _check_hierarchy_quotas, _check_webhook_quotas,
-    _check_unknown_resources, _check_queue_fields, _check_jobs,
+    _check_job_starving, _check_arguments, _check_tree, _check_hierarchy_quotas, _check_unknown_resources,
+    _check_queue_fields, _check_jobs, _check_admission, _check_capability_above_cluster,
+    _check_deserved_with_proportion,
 )

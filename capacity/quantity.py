@@ -288,6 +288,8 @@ def _rounded(x: float) -> str:
     significant digits ("0.5", "0.00152"); never an exponent."""
     if x == 0:
         return "0"
+    if not math.isfinite(x) or abs(x) >= _MAX_FLOAT:
+        return format_number(x)
     digits = 2 if abs(x) >= 1 else min(15, 2 - math.floor(math.log10(abs(x))))
     text = f"{x:.{digits}f}".rstrip("0").rstrip(".")
     return text if text not in ("", "-0") else "0"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
 from capacity.actions.victim_bound import Skipped
 from capacity.framework.session import FitError, Session
@@ -78,9 +79,16 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: Que
     ssn.trace.event("preemptCandidateChosen", task.key, best.node.name,
                     victims=[v.key for v in best.victims], candidates=[c.node.name for c in candidates])
     node_stmt = Statement(ssn)
+    traced = ssn.trace.enabled
     for victim in best.victims:
+        before = queues_now(ssn, victim, task) if traced else None
         node_stmt.evict(victim, "preempt")
+        if before is not None:
+            file_eviction(ssn, "preempt", task, victim, before)
+    before = queues_now(ssn, task) if traced else None
     node_stmt.pipeline(task, best.node.name, True)
+    if before is not None:
+        file_placement(ssn, "preempt", task, best.node.name, before)
     stmt.merge(node_stmt)
     return True
 

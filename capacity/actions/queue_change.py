@@ -46,10 +46,9 @@ def file_eviction(ssn: Session, action: str, preemptor: Task, victim: Task, befo
         role = ("the victim's and the preemptor's" if name == vq == pq else
                 "the victim's" if name == vq else "the preemptor's")
         dims = [n for n in names_of(b["allocated"], a["allocated"], pods=False)
-                if n in requested(victim.resreq) + requested(preemptor.resreq)]
+                if n in requested(victim.resreq) + requested(preemptor.resreq)] or ["pods"]
         parts.append(f"queue {name} ({role}) {_change(b, a, dims, styles)}")
-    text = (f"evicting {victim.key} ({amounts(victim.resreq, requested(victim.resreq), styles)}) for "
-            f"{preemptor.key}: " + "; ".join(parts))
+    text = f"evicting {victim.key} ({_what(victim, styles)}) for {preemptor.key}: " + "; ".join(parts)
     ssn.trace.because(action, "queueChange", text, task=victim.key, preemptor=preemptor.key)
     ssn.trace.event("queueChange", victim.key, True, preemptor=preemptor.key,
                     queues=_detail(before, after))
@@ -59,11 +58,16 @@ def file_placement(ssn: Session, action: str, preemptor: Task, node: str, before
     """A queueChange record for the preemptor's pipelining onto `node` (`before`: `queues_now(ssn, preemptor)`)."""
     after = queues_now(ssn, preemptor)
     styles = getattr(ssn.cluster, "unit_styles", None)
-    dims = requested(preemptor.resreq)
+    dims = requested(preemptor.resreq) or ["pods"]
     parts = [f"queue {name} {_change(b, after.get(name, b), dims, styles)}" for name, b in before.items()]
     ssn.trace.because(action, "queueChange", f"placing {preemptor.key} on {node}: " + "; ".join(parts),
                       task=preemptor.key)
     ssn.trace.event("queueChange", preemptor.key, True, node=node, queues=_detail(before, after))
+
+
+def _what(t: Task, styles: Any) -> str:
+    asked = requested(t.resreq)
+    return amounts(t.resreq, asked, styles) if asked else "best-effort: it requests nothing"
 
 
 def _queue(ssn: Session, t: Task) -> str:

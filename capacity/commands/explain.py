@@ -26,8 +26,8 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--format", choices=("json", "text"), default="text")
     s.add_argument("--verbose", action="store_true", help="every check, every job and pod of a queue")
     s.add_argument("--what-if", action="store_true",
-                   help="for a pending job: the smallest single changes that would let it be placed, each checked "
-                        "by re-running the cycle")
+                   help="for a pending job: the smallest changes Volcano's queue webhook accepts that would let it "
+                        "bind (or be admitted, for a PodGroup enqueue refused), each checked by re-running cycles")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,22 +42,20 @@ def run(args: argparse.Namespace) -> int:
         answer = answer_job(traced, args.job)
     else:
         answer = answer_queue(traced, args.queue, args.verbose)
-    changes = []
+    whatif = None
     if args.what_if:
-        from capacity.whatif import what_would_change
+        from capacity.whatif import what_if
         job = args.job or next((f"{p.namespace}/{p.group}" for k, p in before.pods.items() if k == args.pod), None)
         if job is None or args.queue:
             raise InputError("--what-if", "", "needs --pod or --job")
-        changes = what_would_change(before, job, args.cycles, options(args))
+        whatif = what_if(before, job, args.cycles, options(args), pod=args.pod)
     if args.format == "json":
         out: Any = answer.as_dict()
-        if args.what_if:
-            out = {"answer": out, "whatIf": [c.as_dict() for c in changes]}
+        if whatif is not None:
+            out = {"answer": out, "whatIf": [c.as_dict() for c in whatif.changes], "whatIfAnswer": whatif.as_dict()}
         print(json.dumps(out, indent=1))
     else:
         print(render_text(answer, args.verbose))
-        if args.what_if:
-            print("\nwhat would have to change (each checked by re-running the cycle):")
-            print("\n".join(f"  - {c.description} (size {c.size:.3f}; places {', '.join(c.placed)})"
-                            for c in changes) or "  no single change found")
+        if whatif is not None:
+            print("\n" + whatif.render_text())
     return 0

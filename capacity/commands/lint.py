@@ -12,7 +12,8 @@ EPILOG = """\
 exit status:
   0  no errors (warnings and info may be present)
   1  at least one lint error: Volcano rejects, crashes on or stalls with this input
-  2  unreadable input: missing file, malformed YAML or quantities, a scheduler conf Volcano refuses
+  2  unreadable input: missing file, malformed YAML or quantities, a scheduler conf Volcano refuses;
+     with --strict-admission also a queue Volcano's admission webhook rejects
 
 Every finding names the object and field, the rule id, and what Volcano does about it. Queue cycles and
 self-parents, which `simulate` refuses, are reported here as lint errors.
@@ -29,6 +30,9 @@ def add_parser(sub: Any) -> None:
     s.add_argument("cluster", help="YAML: a stream or a kind: List of Nodes, Queues, PodGroups, Pods, ConfigMap")
     s.add_argument("--conf", help="volcano-scheduler.conf (or its ConfigMap) if not inside the dump")
     s.add_argument("--format", choices=("text", "json"), default="text")
+    s.add_argument("--strict-admission", action="store_true",
+                   help="refuse the dump (exit 2), as the API server would, when Volcano's queue admission webhook "
+                        "rejects a queue in it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
 
     text = _read(args.cluster)
     conf_text = _read(args.conf) if args.conf else None
+    if args.strict_admission:  # refused as simulate and explain refuse it (queue cycles included)
+        from capacity.commands.simulate import refuse_rejected_queues
+        from capacity.k8s import load_cluster
+        refuse_rejected_queues(load_cluster(text, source=args.cluster, conf_text=conf_text).warnings)
     findings = lint_text(text, source=args.cluster, conf_text=conf_text)
     if args.format == "json":
         print(json.dumps({"findings": [f.as_dict() for f in findings], "summary": counts(findings)}, indent=2))

@@ -32,6 +32,9 @@ def add_cluster_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--legacy-namespace-fairshare", action="store_true",
                    help="seed 002 compatibility (Volcano <= 1.7): allocate weighs namespaces by the ResourceQuota "
                         "volcano.sh/namespace.weight")
+    s.add_argument("--strict-admission", action="store_true",
+                   help="refuse the dump, as the API server would, when Volcano's queue admission webhook rejects "
+                        "a queue in it (exit 2); without it each such queue is a warning")
 
 
 def load(args: argparse.Namespace, warn: bool = True) -> Any:
@@ -41,10 +44,20 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
     if args.conf:
         from capacity.limits import read_text_file
         cluster.conf = parse_conf_text(read_text_file(args.conf), args.conf)
+    if getattr(args, "strict_admission", False):
+        refuse_rejected_queues(cluster.warnings)
     if warn:
         for w in [*cluster.warnings, *cluster.conf.warnings]:
             print(f"warning: {w}", file=sys.stderr)
     return cluster
+
+
+def refuse_rejected_queues(warnings: list[Any]) -> None:
+    """--strict-admission: the first queue the admission webhook would reject is an input error."""
+    from capacity.webhook import is_admission_warning
+    for w in warnings:
+        if is_admission_warning(w):
+            raise InputError(w.obj, w.field, w.message)
 
 
 def options(args: argparse.Namespace) -> SessionOptions:

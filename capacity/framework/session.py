@@ -701,6 +701,9 @@ class Session:
         for name, fn in tier:
             if not fn(job):
                 if self.trace.enabled:
+                    why = getattr(self.plugins.get(name), "not_starving_reason", None)
+                    if why is not None:  # the plugin's reason for its False, with its numbers
+                        why(job)
                     self.trace.vote("jobStarving", job.uid, name, False)
                 return False
         return bool(tier)

@@ -1361,14 +1361,12 @@ class CapacityPlugin(Plugin):
         future = attr.allocated.clone().add(total_req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
         traced = self.trace.enabled
-        st = self.styles
-        terms = [("", attr.allocated), ("+", total_req)]
         if not ok:
             if traced:
                 self.trace.because(self.name, "reclaimerRealCapability",
                                    f"queue {queue.name} would exceed its realCapability on {', '.join(failed)}: "
                                    f"allocated + request > realCapability: "
-                                   f"{sums(terms, attr.real_capability, failed, '>', st)}",
+                                   f"{self._added(attr.allocated, total_req, attr.real_capability, failed, '>')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=failed, allocated=_fmt(attr.allocated, failed),
                                    request=_fmt(total_req, failed), realCapability=_fmt(attr.real_capability, failed))
@@ -1378,7 +1376,7 @@ class CapacityPlugin(Plugin):
             if traced:
                 self.trace.because(self.name, "underDeserved", f"queue {queue.name} stays within its deserved "
                                    f"on {', '.join(dims)}: allocated + request <= deserved: "
-                                   f"{sums(terms, attr.deserved, dims, '<=', st)}",
+                                   f"{self._added(attr.allocated, total_req, attr.deserved, dims, '<=')}",
                                    quirk=LEAF_ONLY_QUIRK if self.hierarchy else "",
                                    queue=queue.name, dimensions=dims, allocated=_fmt(attr.allocated, dims),
                                    request=_fmt(total_req, dims), deserved=_fmt(attr.deserved, dims))
@@ -1395,18 +1393,21 @@ class CapacityPlugin(Plugin):
                         self.trace.because(self.name, "ancestorUnderDeserved",
                                            f"ancestor {anc.name} (depth {d}) stays within its deserved on "
                                            f"{', '.join(dims)}: allocated + request <= deserved: "
-                                           + sums([("", anc.allocated), ("+", total_req)], anc.deserved, dims,
-                                                  "<=", st),
+                                           + self._added(anc.allocated, total_req, anc.deserved, dims, "<="),
                                            queue=anc.name, depth=d, dimensions=dims)
                     return True
         if traced:
             asked = requested(total_req)
             self.trace.because(self.name, "overDeserved", f"queue {queue.name} would exceed its deserved on "
                                f"every requested dimension: allocated + request > deserved: "
-                               f"{sums(terms, attr.deserved, asked, '>', st)}", queue=queue.name,
+                               f"{self._added(attr.allocated, total_req, attr.deserved, asked, '>')}", queue=queue.name,
                                allocated=_fmt(future, ["cpu", "memory"]),
                                deserved=_fmt(attr.deserved, ["cpu", "memory"]))
         return False
+
+    def _added(self, allocated: Resource, req: Resource, limit: Resource, names: list[str], op: str) -> str:
+        """"cpu 3 + 1 <= 4, ...": allocated + request against a limit, for a reason's sentence."""
+        return sums([("", allocated), ("+", req)], limit, names, op, self.styles)
 
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
         ssn = self.ssn

@@ -109,14 +109,15 @@ class GangPlugin(Plugin):
         return REJECT
 
     def job_starving(self, job: Job) -> bool:
-        starving = job.is_starving()
-        if not starving and self.ssn.trace.enabled:  # (a reason only for the False the session files)
-            waiting = job.waiting_task_num()
-            self.ssn.trace.because(self.name, "notStarving",
-                                   f"job {job.uid} is not starving: ready {job.ready_num} + pipelined {waiting} "
-                                   f">= minAvailable {job.min_available}",
-                                   ready=job.ready_num, waiting=waiting, minAvailable=job.min_available)
-        return starving
+        return job.is_starving()
+
+    def not_starving_reason(self, job: Job) -> None:
+        """The trace's reason for a False of `job_starving` (Session.job_starving asks, tracing only)."""
+        waiting = job.waiting_task_num()
+        self.ssn.trace.because(self.name, "notStarving",
+                               f"job {job.uid} is not starving: ready {job.ready_num} + pipelined {waiting} "
+                               f">= minAvailable {job.min_available}",
+                               ready=job.ready_num, waiting=waiting, minAvailable=job.min_available)
 
     def on_session_close(self, ssn: Session) -> None:
         """Unschedulable or Scheduled condition per job with tasks (gang.go:229-321)."""

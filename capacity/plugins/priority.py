@@ -80,11 +80,12 @@ class PriorityPlugin(Plugin):
     def job_starving(self, job: Job) -> bool:
         # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (Job.may_starve
         # holds whenever this does: Session.starving_candidates)
+        return job.ready_num + len(job.index.get(TaskStatus.PIPELINED) or ()) < len(job.tasks)
+
+    def not_starving_reason(self, job: Job) -> None:
+        """The trace's reason for a False of `job_starving` (Session.job_starving asks, tracing only)."""
         waiting = len(job.index.get(TaskStatus.PIPELINED) or ())
-        starving = job.ready_num + waiting < len(job.tasks)
-        if not starving and self.ssn.trace.enabled:  # (a reason only for the False the session files)
-            self.ssn.trace.because(self.name, "notStarving",
-                                   f"job {job.uid} is not starving: ready {job.ready_num} + pipelined {waiting} "
-                                   f"= all {len(job.tasks)} tasks", ready=job.ready_num, waiting=waiting,
-                                   tasks=len(job.tasks))
-        return starving
+        self.ssn.trace.because(self.name, "notStarving",
+                               f"job {job.uid} is not starving: ready {job.ready_num} + pipelined {waiting} "
+                               f"= all {len(job.tasks)} tasks", ready=job.ready_num, waiting=waiting,
+                               tasks=len(job.tasks))

@@ -378,7 +378,8 @@ class ProportionPlugin(Plugin):
         min_req = job.min_resources
         r = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
         ok, failed = r.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
-        terms = [("", min_req), ("+", attr.allocated), ("+", attr.inqueue), ("-", attr.elastic)]
+        terms = [("", min_req), ("+", attr.allocated), ("+", attr.inqueue), ("-", attr.elastic)] \
+            if self.trace.enabled else []
         if ok:
             if self.trace.enabled:
                 asked = requested(min_req)

@@ -46,6 +46,7 @@ def test_a_job_enqueue_refused_without_pods_is_answered_with_every_number() -> N
     assert {f.name: f.value for f in stop.figures}["q1 realCapability cpu"] == 2000
     assert [c.action for c in a.checks if c.outcome == "not reached"] == ["allocate", "backfill", "reclaim",
                                                                           "preempt"]
+    assert "] allocate, backfill, reclaim, preempt: the job is past Pending" in render_text(a)  # said once
 
 
 def test_a_pod_of_a_job_enqueue_refused_names_the_refusal_not_a_node() -> None:

@@ -18,7 +18,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_json_has_exactly_the_format_keys_and_round_trips() -> None:
     out = json.loads(_run("--format", "json").stdout)
-    assert set(out) == {"binds", "evicted", "pipelined", "podgroupPhases", "queues"}
+    assert set(out) == {"binds", "evicted", "pipelined", "podgroupPhases", "queues", "notes"}  # notes: issue 27
     assert out["evicted"] == ["ns1/p28"]
     assert json.loads(json.dumps(out)) == out
     q = next(iter(out["queues"].values()))

@@ -98,7 +98,7 @@ def test_a_guarantee_written_without_its_resource_key_is_named_and_ignored() -> 
     drops it, so the queue has no guarantee, and the warning says where the quota belongs."""
     flat = queue("q1")
     flat["spec"]["guarantee"] = {"cpu": "4", "memory": "8Gi"}
-    c = load_cluster(_dump(flat, queue("q2", guarantee={"cpu": "2"})))
+    c = load_cluster(_dump(flat, queue("q2", guarantee={"cpu": "2"}, deserved={"cpu": "2"})))
     text = "\n".join(str(w) for w in c.warnings)
     assert "Queue/q1: spec.guarantee.cpu: not a field" in text and "spec.guarantee.memory" in text
     assert "spec.guarantee.resource" in text and "Queue/q2" not in text

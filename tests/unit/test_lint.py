@@ -31,6 +31,11 @@ def with_state(q: dict[str, Any], state: str) -> dict[str, Any]:
     return q
 
 
+def annotated(q: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any]:
+    q["metadata"]["annotations"] = annotations
+    return q
+
+
 def run_lint(*objs: dict[str, Any]) -> list[Finding]:
     return lint_text(yaml.safe_dump_all(objs))
 
@@ -138,6 +143,36 @@ CASES: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {
     "deserved-above-capability": (
         [FLAT, queue("q", deserved={"cpu": "8"}, capability={"cpu": "4"})],
         [FLAT, queue("q", deserved={"cpu": "4"}, capability={"cpu": "8"})]),
+    "webhook-quantity-not-integer": (
+        [FLAT, GPU_NODE, queue("q", capability={"nvidia.com/gpu": "0.5"})],
+        [FLAT, GPU_NODE, queue("q", capability={"nvidia.com/gpu": "1"})]),
+    "webhook-state-invalid": (
+        [FLAT, with_state(queue("q"), "Closing")],
+        [FLAT, with_state(queue("q"), "Closed")]),
+    "webhook-hierarchy-annotation": (
+        [FLAT, annotated(queue("q"), {"volcano.sh/hierarchy": "root/q", "volcano.sh/hierarchy-weights": "1"})],
+        [FLAT, annotated(queue("q"), {"volcano.sh/hierarchy": "root/q", "volcano.sh/hierarchy-weights": "1/2"})]),
+    "webhook-parent-has-pods": (
+        [FLAT, N1, queue("team"), queue("dev", "team"), podgroup("pg", "team", phase="Running"),
+         pod("p", "pg", {"cpu": "1"}, node_name="n1")],
+        [FLAT, N1, queue("team"), queue("dev", "team"), podgroup("pg", "team", phase="Pending"),
+         pod("p", "pg", {"cpu": "1"})]),
+    "webhook-capability-above-ancestor": (
+        [FLAT, queue("team", capability={"cpu": "4"}), queue("dev", "team", capability={"cpu": "8"})],
+        [FLAT, queue("team", capability={"cpu": "4"}), queue("dev", "team", capability={"cpu": "4"})]),
+    "webhook-children-guarantee-above-parent": (
+        [FLAT, queue("team"), queue("dev", "team", guarantee={"cpu": "2"}, deserved={"cpu": "2"})],
+        [FLAT, queue("team", guarantee={"cpu": "2"}, deserved={"cpu": "2"}),
+         queue("dev", "team", guarantee={"cpu": "2"}, deserved={"cpu": "2"})]),
+    "webhook-children-deserved-above-parent": (
+        [FLAT, queue("team", deserved={"cpu": "2"}), queue("dev", "team", deserved={"cpu": "4"})],
+        [FLAT, queue("team", deserved={"cpu": "4"}), queue("dev", "team", deserved={"cpu": "4"})]),
+    "capability-above-cluster": (
+        [FLAT, N1, queue("q", capability={"cpu": "64", "memory": "8Gi"})],
+        [FLAT, N1, queue("q", capability={"cpu": "16", "memory": "8Gi"})]),
+    "deserved-with-proportion": (
+        [conf("enqueue, allocate", TIER1, [{"name": "proportion"}]), queue("q", deserved={"cpu": "4"})],
+        [conf("enqueue, allocate", TIER1, [CAP]), queue("q", deserved={"cpu": "4"})]),
     "root-capability-kept": (
         [HIER, N1, queue("root", capability={"cpu": "100"}), queue("team")],
         [HIER, N1, queue("root"), queue("team")]),
@@ -310,3 +345,21 @@ def test_parent_without_hierarchy_names_a_quoted_enable_hierarchy() -> None:
                      queue("root"), queue("team"), queue("dev", "team"))
     [f] = [f for f in found if f.rule == "parent-without-hierarchy"]
     assert "tiers[0].plugins[0].enableHierarchy is not a YAML boolean" in f.message
+
+
+def test_a_child_quota_on_a_dimension_the_parent_leaves_unset_is_a_webhook_error_with_a_fix() -> None:
+    """Issue 27, gap 8: deserved and guarantee are lower bounds, unset means 0; the webhook refuses the child."""
+    found = run_lint(HIER, N1, queue("root"), queue("team", deserved={"memory": "8Gi"}),
+                     queue("dev", "team", deserved={"cpu": "2", "memory": "4Gi"}))
+    [f] = [f for f in found if f.rule == "webhook-children-deserved-above-parent"]
+    assert (f.severity, f.obj, f.field) == ("error", "Queue/dev", "spec.deserved.cpu")
+    assert f.message == ("parent queue team validation failed: sum of children's deserved (cpu 2000.00, memory "
+                         "4294967296.00) exceeds parent's deserved limit (cpu 0.00, memory 8589934592.00)")
+    assert "fix: raise spec.deserved of parent team to at least cpu 2" in f.volcano_does
+    assert not [f for f in found if f.rule == "loader-warning" and f.obj == "Queue/dev"]  # said once
+
+
+def test_capability_above_the_cluster_names_every_dimension_with_numbers() -> None:
+    [f] = [f for f in run_lint(FLAT, N1, queue("q", capability={"cpu": "64", "memory": "128Gi"}))
+           if f.rule == "capability-above-cluster"]
+    assert f.message == "capability above the cluster's total (1 node(s)): cpu 64 > 16, memory 128Gi > 64Gi"

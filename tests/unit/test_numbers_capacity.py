@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from capacity.k8s import load_cluster_file
 from capacity.scheduler import simulate
 from capacity.trace import Record, Trace
@@ -112,13 +114,24 @@ def test_eviction_shows_both_queues_before_and_after() -> None:
                                          "2Gi (share 0.5 -> 1)")
 
 
-def test_preempt_records_the_queue_change_too() -> None:
-    case = CORPUS / "preempt-low-priority-same-queue"
+def _changes(case: str) -> list[str]:
     trace = Trace(enabled=True)
-    simulate(load_cluster_file(str(case / "cluster.yaml")), 1, trace)
-    changes = [r.reasons[0].text for r in trace.records if r.kind == "queueChange" and r.action == "preempt"]
-    assert changes[0] == ("evicting c1/preemptee1 (cpu 3, memory 3G) for c1/preemptor1: queue q1 (the victim's and "
-                          "the preemptor's) allocated cpu 3 -> 0, memory 3G -> 0 (share 0.75 -> 0)")
+    simulate(load_cluster_file(str(CORPUS / case / "cluster.yaml")), 1, trace)
+    return [r.reasons[0].text for r in trace.records if r.kind == "queueChange" and r.action == "preempt"]
+
+
+@pytest.mark.parametrize("case", ["preempt-low-priority-same-queue", "preempt-topoaware-low-priority-same-queue"])
+def test_preempt_records_the_queue_change_too(case: str) -> None:
+    assert _changes(case) == [
+        "evicting c1/preemptee1 (cpu 3, memory 3G) for c1/preemptor1: queue q1 (the victim's and the preemptor's) "
+        "allocated cpu 3 -> 0, memory 3G -> 0 (share 0.75 -> 0)",
+        "placing c1/preemptor1 on n1: queue q1 allocated cpu 0 -> 3, memory 0 -> 3G (share 0 -> 0.75)"]
+
+
+def test_best_effort_eviction_shows_the_pod_count() -> None:
+    assert _changes("preempt-topoaware-besteffort-both")[0] == (
+        "evicting c1/preemptee1 (best-effort: it requests nothing) for c1/preemptor1: queue q1 (the victim's and the "
+        "preemptor's) allocated pods 1 -> 0 (share 1 -> 0)")
 
 
 def test_preemptive_and_enqueue_show_their_sums() -> None:

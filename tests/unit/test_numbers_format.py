@@ -92,3 +92,10 @@ def test_loading_remembers_the_styles() -> None:
     cluster = load_cluster(CLUSTER)
     assert cluster.unit_styles == {"cpu": CORES, "memory": DECIMAL}
     assert cluster.copy_state().unit_styles == cluster.unit_styles
+
+
+@pytest.mark.parametrize("name", ["cpu", "memory", "pods", "ephemeral-storage", "nvidia.com/gpu"])
+@pytest.mark.parametrize("amount", [float("nan"), float("-inf"), -1.5, 0.25, 1e-12, 123456789.123])
+@pytest.mark.parametrize("style", [None, CORES, MILLI, BINARY, DECIMAL, PLAIN])
+def test_odd_amounts_never_raise(name: str, amount: float, style: str | None) -> None:
+    assert format_resource_value(name, amount, {name: style} if style else None)

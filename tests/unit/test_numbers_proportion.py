@@ -124,3 +124,20 @@ def test_tracing_changes_no_decision() -> None:
         _, traced = _run(objs)
         _, plain = _run(objs, traced=False)
         assert traced.as_json() == plain.as_json()
+
+
+def test_round_shows_real_capability_clip_and_guarantee_raise() -> None:
+    """4 cpu, weights 1:1; q1 guarantees 3 cpu, so q2's realCapability is 4 - 3 = 1."""
+    objs = [conf("allocate", *TIERS), node("n1", cpu="4", memory="8Gi"),
+            queue("q1", guarantee={"cpu": "3"}), queue("q2"),
+            podgroup("pg1", "q1"), *[pod(f"a-{i}", "pg1", {"cpu": "1"}) for i in range(4)],
+            podgroup("pg2", "q2"), *[pod(f"b-{i}", "pg2", {"cpu": "1"}) for i in range(4)]]
+    records, _ = _run(objs)
+    first = next(r for r in records if r.kind == "proportionRound")
+    text = first.reasons[0].text
+    assert ("q1 (weight 1 of 2) is offered cpu 2, memory 4Gi, clipped at its request memory 0, raised to its "
+            "guarantee cpu 3, so deserves cpu 3, memory 0") in text
+    assert ("q2 (weight 1 of 2) is offered cpu 2, memory 4Gi, clipped at its realCapability cpu 1, clipped at its "
+            "request memory 0, so deserves cpu 1, memory 0") in text
+    assert first.detail["queues"]["q2"]["clippedByRealCapability"] == {"cpu": 1000.0}
+    assert first.detail["queues"]["q1"]["raisedToGuarantee"] == {"cpu": 3000.0}

@@ -321,5 +321,5 @@ def test_fixture_cli_text_and_explain():
     text = cli("simulate", str(FIXTURE), "--format", "text")
     assert "evicted (1):\n  ai/training-low-worker2-0" in text
     assert "ai/podgroup-inference-high-7d9f on gpu-node-1" in text
-    assert "[capacity-card.reclaimerCardQuota]" in cli("explain", str(FIXTURE), "--pod",
-                                                       "ai/inference-high-7d9f-x2k4p")
+    assert "rule: capacity-card.reclaimerCardQuota" in cli("explain", str(FIXTURE), "--pod",
+                                                           "ai/inference-high-7d9f-x2k4p", "--verbose")
