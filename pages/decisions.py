@@ -11,7 +11,7 @@ import streamlit as st
 
 from capacity.errors import InputError
 from capacity.explain import victim_table
-from capacity.whatif import what_would_change
+from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
@@ -27,20 +27,35 @@ HEADINGS = {"pod": "Why is this pod pending or evicted?", "job": "Why is this jo
 
 
 def _what_if(cycle: int, job: str) -> None:
-    """Single changes that would place the job in the cycle after `cycle`, each proven by re-running it."""
-    ws.whatif[(cycle, job)] = what_would_change(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+    """The changes Volcano would accept that place (or, with no pods yet, admit) the job after `cycle`, each proven
+    by re-running it; or that none is needed."""
+    ws.whatif[(cycle, job)] = what_if(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
 
 
 def _what_if_offer(cycle: int, job: str) -> None:
     answer = ws.whatif.get((cycle, job))
     st.button("What would have to change for it to be placed?", key="whatif_btn", on_click=_what_if, args=(cycle, job),
-              icon=":material/lightbulb:", help="Tries single changes (a queue's quota, room on a node) on a copy and "
-              "re-runs the next cycle; only changes that place the job are listed")
-    if answer is not None:
-        if answer:
-            st.dataframe([c.as_dict() for c in answer], hide_index=True, key="whatif_table")
-        else:
-            st.text(f"No single change to a queue quota or a node places {job} in the next cycle.")
+              icon=":material/lightbulb:", help="Tries changes Volcano accepts (a queue's quota or weight, room on a "
+              "node) on a copy and re-runs the next cycles; only changes that place the job (or admit a job that has "
+              "no pods yet) are listed")
+    if answer is None:
+        return
+    if answer.changes:
+        if answer.refused_by_enqueue:
+            st.text(f"PodGroup {job} is Pending: enqueue has not admitted it, so the changes include its admission.")
+        st.dataframe([c.as_dict() for c in answer.changes], hide_index=True, key="whatif_table",
+                     column_config={"description": st.column_config.TextColumn(width="large")})
+        _lines_of("Refused by Volcano's queue admission webhook (not proposed)", answer.refused)
+        _lines_of("Only through a compatibility switch's old behaviour (not proposed)", answer.compat_only)
+    else:
+        st.text(answer.render_text())
+
+
+def _lines_of(title: str, lines: list[str]) -> None:
+    if lines:
+        st.markdown(f"**{title}**")
+        for line in lines:
+            st.text(line)
 
 
 def _record_lines(about: list[dict], what: str) -> None:
@@ -136,7 +151,7 @@ if chosen is not None:
     elif kind == "job":
         waiting = [p for p in after.pods.values() if p.group and f"{p.namespace}/{p.group}" == chosen
                    and not p.node_name]
-        if waiting:
+        if waiting or after.podgroups.get(chosen) is not None and after.podgroups[chosen].phase in ("", "Pending"):
             _what_if_offer(cycle, chosen)
         _record_lines(filter_rows(rows, job=chosen), f"{chosen} or its pods")
     else:

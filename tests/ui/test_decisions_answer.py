@@ -90,6 +90,16 @@ def test_a_job_without_pods_that_enqueue_refused_is_answered_with_its_numbers():
     assert expected.next in texts
 
 
+def test_what_would_admit_a_job_that_has_no_pods_yet():
+    at = _app()
+    at.radio(key="answer_kind").set_value("job").run()
+    at.button(key="whatif_btn").click().run()
+    _clean(at)
+    changes = next(d.value for d in at.dataframe if "description" in d.value.columns)
+    assert "raise capability of queue team: cpu 4 -> 6" in list(changes["description"])
+    assert "enqueue has not admitted it" in " ".join(_texts(at))
+
+
 def test_a_pod_and_what_would_change():
     at = _app()
     picker = at.selectbox(key="why_pod")
