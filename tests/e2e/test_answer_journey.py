@@ -62,7 +62,7 @@ def test_why_is_the_urgent_job_not_running(app_page: Page, streamlit_url: str):
     # The sentence with its numbers, in the user's units, and why reclaim/preempt cannot help.
     sentence = page.locator(".st-key-why_sentence")
     expect(sentence).to_contain_text("minResources + allocated + inqueue - elastic exceeds the realCapability of team")
-    expect(sentence).to_contain_text("cpu 2 + 4 + 0 - 0 > 4")
+    expect(sentence).to_contain_text("cpu 2 + 4 + 0 - 0 = 6 > 4 (2 over)")
     expect(sentence).to_contain_text("reclaim and preempt only consider jobs that are Inqueue or Running")
     # The chain: the quota check is the one that stopped it, in its own box.
     stopper = page.locator("[class*='st-key-why_check_'][class*='_stopper']")

@@ -75,7 +75,7 @@ def test_a_job_without_pods_that_enqueue_refused_is_answered_with_its_numbers():
     expected = answer_job(_run_of(), "work/urgent")
     # The engine's sentence, whole, as plain text (never only a table cell), with its numbers.
     assert expected.sentence in _texts(at)
-    assert "cpu 2 + 4 + 0 - 0 > 4" in expected.sentence, "minResources + allocated + inqueue - elastic > realCapability"
+    assert "cpu 2 + 4 + 0 - 0 = 6 > 4 (2 over)" in expected.sentence, "minResources + allocated + inqueue - elastic > realCapability"
     assert "**not admitted** in cycle 1 · rule `capacity.enqueueRealCapability`" in [m.value for m in at.markdown]
     # Each figure as a name and its value in the user's units.
     texts = _texts(at)
@@ -200,7 +200,7 @@ def test_compare_engine_lines_up_phases_and_enqueue_verdicts(plugin: str):
     assert (row["a phase"], row["b phase"], row["a enqueue"], row["b enqueue"], row["same"]) == \
         ("Pending", "Inqueue", "refused", "admitted", False)
     assert row["a why"] == answer_job(_run_of(conf_text=on), "work/urgent").sentence
-    assert "cpu 2 + 4 + 0 - 0 > 4" in row["a why"]
+    assert "cpu 2 + 4 + 0 - 0 = 6 > 4 (2 over)" in row["a why"]
     assert row["b why"] == answer_job(_run_of(conf_text=off), "work/urgent").sentence
     same = next(r for r in cmp.jobs if r["job"] == "work/batch-low")
     assert same["same"] and same["a why"] == same["b why"] == ""
