@@ -22,7 +22,7 @@ UNTIL_KINDS: dict[str, str] = {
     "queue-reclaim": "queue reclaims or is reclaimed from",
     "job": "job binds or is evicted",
     "eviction": "any eviction",
-    "quiet": "nothing changes",
+    "quiet": "nothing changes (no bind, eviction or phase change)",
 }
 #: The kinds that need a target, and what the target is.
 UNTIL_TARGET = {"queue-reclaim": "queue", "job": "job"}
@@ -125,8 +125,11 @@ def until_met(until: Until, before: Cluster, result: CycleResult, records: Seque
                 (", ..." if len(result.evicted) > 3 else "")
         return None
     if until.kind == "quiet":
-        if not (result.binds or result.evicted or result.pipelined or phase_changes(before, result)):
-            return "nothing changed: no bind, eviction, pipelined job or PodGroup phase change"
+        # A pipelined job is not a change: nothing of it is written back, and a reclaimer waiting for its
+        # victims to go is pipelined again every cycle.
+        if not (result.binds or result.evicted or phase_changes(before, result)):
+            waiting = f" ({len(result.pipelined)} job(s) pipelined, waiting)" if result.pipelined else ""
+            return f"nothing changed: no bind, eviction or PodGroup phase change{waiting}"
         return None
     if until.kind == "job":
         bound = [k for k in sorted(result.binds) if _job_of(before, k) == until.target]
