@@ -44,7 +44,8 @@ def _rewind_to(target: int) -> None:
     st.session_state.pop("rewind_pending", None)
     ws.rewind(target)
     st.session_state["shown_cycle"] = ws.cycle
-    st.session_state["sim_message"] = f"Rewound to after cycle {target}. Undo brings the dropped cycles and edits back."
+    where = "the start" if target == 0 else f"after cycle {target}"
+    st.session_state["sim_message"] = f"Rewound to {where}. Undo brings the dropped cycles and edits back."
 
 
 def _cancel_rewind() -> None:
@@ -113,7 +114,8 @@ pending = st.session_state.get("rewind_pending")
 if pending is not None and ws.edits_dropped_by_rewind(pending):
     dropped = ws.edits_dropped_by_rewind(pending)
     with st.container(border=True, key="rewind_confirm"):
-        st.warning(f"Rewinding to after cycle {pending} also undoes {len(dropped)} edit(s) made later. "
+        where = "the start" if pending == 0 else f"after cycle {pending}"
+        st.warning(f"Rewinding to {where} also undoes {len(dropped)} edit(s) made later. "
                    "Undo brings them back.", icon=":material/warning:")
         st.dataframe([{"made after cycle": e.at_cycle, "edit": e.label} for e in dropped], hide_index=True,
                      key="rewind_dropped")

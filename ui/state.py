@@ -356,7 +356,7 @@ class Workspace:
         so are the edits made after the next cycle (`undo` brings all of them back)."""
         if not 0 <= cycle < self.cycle:
             return
-        self._remember(f"rewind to cycle {cycle}")
+        self._remember("rewind to the start" if cycle == 0 else f"rewind to cycle {cycle}")
         self.cluster = self.history[cycle].before.copy_state()
         self.history = self.history[:cycle]
         self.edits = [e for e in self.edits if e not in dropped_by_rewind(self.edits, cycle)]
