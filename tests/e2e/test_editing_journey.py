@@ -109,7 +109,7 @@ def grid_rows(grid: Locator) -> list[dict[str, str]]:
     table = grid.evaluate("""e => Array.from(e.querySelectorAll('table tr'))
         .map(tr => Array.from(tr.children).map(c => c.textContent.trim()))""")
     header, *rows = table
-    return [dict(zip(header, row)) for row in rows]
+    return [dict(zip(header, row, strict=False)) for row in rows]
 
 
 def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Page, fresh_streamlit_url: str):
