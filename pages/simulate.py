@@ -72,7 +72,11 @@ def _run_until() -> None:
         return
     ws.errors.pop("run_until", None)
     ss["shown_cycle"] = ws.cycle
-    ss["until_result"] = {"until": until.describe(), "why": why, "ran": len(steps), "from": start, "cycle": ws.cycle}
+    last = steps[-1].result if steps else None
+    ss["until_result"] = {"until": until.describe(), "why": why, "ran": len(steps), "from": start, "cycle": ws.cycle,
+                          "binds": len(last.binds) if last else 0, "evicted": len(last.evicted) if last else 0,
+                          "all_binds": sum(len(s.result.binds) for s in steps),
+                          "all_evicted": sum(len(s.result.evicted) for s in steps)}
 
 
 def _branch() -> None:
@@ -130,7 +134,7 @@ show_problem(ws.errors.get("simulate"), "The cluster stays as it was before that
 
 with st.container(border=True, key="run_until_box"):
     st.markdown("**Run until**")
-    u1, u2, u3, u4 = st.columns([1.3, 1.5, 0.8, 0.8])
+    u1, u2, u3, u4 = st.columns([1.8, 1.5, 0.8, 0.7])
     kind = u1.selectbox("Condition", list(UNTIL_KINDS), key="until_kind", format_func=UNTIL_KINDS.get)
     need = UNTIL_TARGET.get(kind)
     if need == "queue":
@@ -150,6 +154,10 @@ with st.container(border=True, key="run_until_box"):
             st.info(f"Ran {got['ran']} cycle(s), up to cycle {got['cycle']}; the condition was not met.",
                     icon=":material/info:")
             st.text(got["until"])
+        if got["ran"]:
+            st.text(f"Cycle {got['cycle']}: {got['binds']} bind(s), {got['evicted']} eviction(s). "
+                    f"Cycles {got['from'] + 1}-{got['cycle']} together: {got['all_binds']} bind(s), "
+                    f"{got['all_evicted']} eviction(s). Its decisions are below; the reasons are in Decisions.")
         st.page_link("pages/decisions.py", label=f"See why in Decisions (cycle {got['cycle']})",
                      icon=":material/fact_check:")
 

@@ -381,6 +381,8 @@ def test_run_until_each_condition_stops_at_its_cycle_and_shows_it():
         assert f"Stopped at cycle {cycle} after {cycle} cycle(s): the condition was met." in \
             [s.value for s in at.success], kind
         assert words in _texts(at), kind
+        summary = _ws(at).step_at(cycle).result
+        assert f"Cycle {cycle}: {len(summary.binds)} bind(s), {len(summary.evicted)} eviction(s)." in _texts(at)
         assert at.selectbox(key="shown_cycle").value == cycle, "the page shows the cycle it stopped at"
         assert any("Decisions" in str(link.proto.label) for link in at.get("page_link")), "a link to the reasons"
 
@@ -390,6 +392,7 @@ def test_run_until_never_met_stops_at_the_maximum():
     _run_until(at, "job", "team-a/spark-etl")  # evicted in cycle 1: met
     _run_until(at, "eviction", most=3)
     assert _ws(at).cycle == 4
+    assert "Cycles 2-4 together: 2 bind(s), 0 eviction(s)." in _texts(at)
     assert "Ran 3 cycle(s), up to cycle 4; the condition was not met." in [i.value for i in at.info]
 
 
