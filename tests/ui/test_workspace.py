@@ -281,3 +281,12 @@ def test_branch_keeps_the_original_timeline_and_switching_comes_back(ws):
     assert ws.switch_timeline("branch at cycle 1")
     assert ws.cycle == 2 and "team-new" in ws.cluster.queues and len(ws.edits) == 1
     assert ws.branch(2) == "branch at cycle 2" and len(ws.timelines) == 2
+
+
+def test_loading_a_scenario_starts_a_fresh_timeline(ws):
+    ws.step()
+    assert _add_team(ws)
+    ws.branch(0)
+    assert ws.load_fixture("reclaim")
+    assert (ws.edits, ws.undo_stack, ws.timelines, ws.timeline, ws.notices) == ([], [], {}, "main", {})
+    assert ws.undo() == "", "undo never brings back another scenario"
