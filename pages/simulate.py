@@ -45,7 +45,7 @@ def _rewind_to(target: int) -> None:
     ws.rewind(target)
     st.session_state["shown_cycle"] = ws.cycle
     where = "the start" if target == 0 else f"after cycle {target}"
-    st.session_state["sim_message"] = f"Rewound to {where}. Undo brings the dropped cycles and edits back."
+    st.session_state["sim_message"] = (f"Rewound to {where}. Undo brings the dropped cycles and edits back.", "")
 
 
 def _cancel_rewind() -> None:
@@ -56,7 +56,8 @@ def _undo() -> None:
     done = ws.undo()
     st.session_state.pop("rewind_pending", None)
     st.session_state["shown_cycle"] = ws.cycle
-    st.session_state["sim_message"] = f"Done: {done}." if done else ""
+    # what was undone names queues and jobs from input: shown as text under a fixed headline
+    st.session_state["sim_message"] = ("Undone.", done[:1].upper() + done[1:] + ".") if done else ("", "")
 
 
 def _run_until() -> None:
@@ -82,7 +83,8 @@ def _run_until() -> None:
 def _branch() -> None:
     name = ws.branch(int(st.session_state.get("branch_at", ws.cycle)))
     st.session_state["shown_cycle"] = ws.cycle
-    st.session_state["sim_message"] = f"Now on timeline: {name}. The previous timeline is kept." if name else ""
+    st.session_state["sim_message"] = (f"Now on timeline: {name}. The previous timeline is kept.", "") if name \
+        else ("", "")
 
 
 def _switch() -> None:
@@ -102,7 +104,8 @@ with c1:
     st.button("Step one cycle", key="step_btn", type="primary", on_click=_step, icon=":material/skip_next:")
     undo = ws.undo_label()
     st.button("Undo", key="undo_btn", on_click=_undo, disabled=not undo, icon=":material/history:",
-              help=(undo[:1].upper() + undo[1:]) if undo else "Nothing to undo: edits and rewinds can be undone.")
+              help="Undo the last edit or rewind (what it undoes is shown below the button)." if undo
+              else "Nothing to undo: edits and rewinds can be undone.")
     if undo:
         st.text(undo[:1].upper() + undo[1:])
 with c2:
@@ -127,9 +130,11 @@ if pending is not None and ws.edits_dropped_by_rewind(pending):
         b1.button("Rewind and undo these edits", key="rewind_confirm_btn", type="primary", on_click=_rewind_to,
                   args=(pending,))
         b2.button("Cancel", key="rewind_cancel_btn", on_click=_cancel_rewind)
-message = st.session_state.pop("sim_message", "")
+message, detail = st.session_state.pop("sim_message", ("", ""))
 if message:
     st.success(message, icon=":material/check_circle:")
+if detail:
+    st.text(detail)
 show_problem(ws.errors.get("simulate"), "The cluster stays as it was before that cycle.")
 
 with st.container(border=True, key="run_until_box"):

@@ -102,7 +102,7 @@ def show_notice(ws: Workspace, form: str) -> None:
         st.success(notice, icon=":material/check_circle:")
         if ws.undo_stack and ws.undo_stack[-1].form == form:
             st.button("Undo", key=f"{form}_undo", on_click=ws.undo, icon=":material/undo:",
-                      help=ws.undo_label()[:1].upper() + ws.undo_label()[1:])
+                      help="Undo this edit (cycles run since it are dropped too; the Simulate page says which).")
 
 
 def show_fix(ws: Workspace, form: str) -> None:
@@ -113,9 +113,10 @@ def show_fix(ws: Workspace, form: str) -> None:
         return
     fix = pending.fix
     with st.container(border=True, key=f"{form}_fix"):
-        st.text(f"Suggested fix: {fix.text}.")
         raised = ", ".join(f"{k} {v}" for k, v in fix.raise_to.items() if k in fix.total)
-        st.button(f"Raise {fix.parent}'s {fix.quota} to {raised} and retry", key=f"{form}_fix_btn",
+        st.text(f"Suggested fix: {fix.text}.\nThe button raises {fix.parent}'s {fix.quota} to {raised}, then "
+                "makes your edit again.")
+        st.button(f"Raise the parent's {fix.quota} and retry", key=f"{form}_fix_btn",
                   on_click=ws.apply_fix, args=(form,), icon=":material/auto_fix_high:",
                   help="Both changes are checked as any edit is (the queue webhook's rules); a refusal says why.")
 

@@ -217,7 +217,7 @@ class Workspace:
             return False
         fix = pending.fix
         raised = ", ".join(f"{k} {v}" for k, v in fix.raise_to.items() if k in fix.total)
-        notice = f"Raised {fix.parent}'s {fix.quota} to {raised}. {pending.notice}".strip()
+        notice = f"Raised `{fix.parent}`'s {fix.quota} to {raised}. {pending.notice}".strip()
         return self.edit(input_key, with_parent_raised, fix, pending.fn, *pending.args, notice=notice,
                          **pending.kwargs)
 

@@ -138,7 +138,9 @@ def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Pag
                             "lower research-train's deserved to cpu 36, or raise research's deserved to cpu 68."))\
         .to_be_visible()
     wait_for_app_idle(page)
-    page.get_by_role("button", name="Raise research's deserved to cpu 68 and retry").click()
+    expect(page.get_by_text("The button raises research's deserved to cpu 68, then makes your edit again.",
+                            exact=False)).to_be_visible()
+    page.get_by_role("button", name="Raise the parent's deserved and retry").click()
     expect(page.get_by_text("Raised research's deserved to cpu 68. Added queue team-new.")).to_be_visible()
     wait_for_app_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -172,7 +174,8 @@ def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Pag
 
     # 5. Undo: the cycles and the edit are back.
     page.get_by_role("button", name="Undo").click()
-    expect(page.get_by_text("Done: undo rewind to the start.")).to_be_visible()
+    expect(page.get_by_text("Undone.")).to_be_visible()
+    expect(page.get_by_text("Undo rewind to the start.")).to_be_visible()
     expect(page.get_by_text("Scenario default · after cycle 2")).to_be_visible()
     wait_for_app_idle(page)
     open_page(page, "Queues")

@@ -299,7 +299,7 @@ def test_rewind_past_an_edit_asks_first_and_undo_brings_it_back():
     at.button(key="undo_btn").click().run()
     _clean(at)
     assert _ws(at).cycle == 3 and "team-new" in _ws(at).cluster.queues
-    assert "Done: undo rewind to cycle 1." in [s.value for s in at.success]
+    assert "Undone." in [s.value for s in at.success] and "Undo rewind to cycle 1." in _texts(at)
 
 
 def test_cancel_keeps_the_edit_and_a_rewind_without_later_edits_does_not_ask():
@@ -335,12 +335,13 @@ def test_sibling_sum_refusal_suggests_the_fix_and_its_button_applies_the_parent_
     assert ("Suggested fix: siblings' deserved would add up to cpu 68 > research's cpu 64: lower research-train's "
             "deserved to cpu 36, or raise research's deserved to cpu 68.") in _texts(at)
     button = at.button(key="queue_add_fix_btn")
-    assert button.label == "Raise research's deserved to cpu 68 and retry"
+    assert button.label == "Raise the parent's deserved and retry", "a fixed label: names are shown as text"
+    assert "The button raises research's deserved to cpu 68, then makes your edit again." in _texts(at)
     button.click().run()
     _clean(at)
     cluster = _ws(at).cluster
     assert cluster.queues["research"].deserved.cpu == 68000 and cluster.queues["team-x"].deserved.cpu == 4000
-    assert "Raised research's deserved to cpu 68. Added queue `team-x`." in [s.value for s in at.success]
+    assert "Raised `research`'s deserved to cpu 68. Added queue `team-x`." in [s.value for s in at.success]
     assert not at.error
 
 

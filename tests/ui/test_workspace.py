@@ -254,7 +254,7 @@ def test_a_refused_sibling_sum_edit_keeps_its_fix_and_applying_it_is_one_edit(ws
     assert ws.fixes["queue_add"].fix.raise_to["cpu"] == "68"
     assert ws.apply_fix("queue_add")
     assert ws.cluster.queues["research"].deserved.cpu == 68000 and "team-x" in ws.cluster.queues
-    assert ws.notices["queue_add"] == "Raised research's deserved to cpu 68. Added queue `team-x`."
+    assert ws.notices["queue_add"] == "Raised `research`'s deserved to cpu 68. Added queue `team-x`."
     assert "queue_add" not in ws.fixes and "queue_add" not in ws.errors
     ws.undo()
     assert ws.cluster.queues["research"].deserved.cpu == 64000 and "team-x" not in ws.cluster.queues
