@@ -103,14 +103,120 @@ def _key(f: Finding) -> tuple[str, str, str]:
     return f.rule, f.obj, f.field
 
 
+class RefusedEdit(InputError):
+    """An edit refused for a lint error, with a fix the user can apply in one click when one is known."""
+
+    def __init__(self, obj: str, field: str, message: str, fix: SiblingFix | None = None) -> None:
+        super().__init__(obj, field, message)
+        self.fix = fix
+
+
 def checked(before: Cluster, after: Cluster) -> Edited:
-    """Accept `after` unless it has an error finding `before` did not have; then raise with its reason."""
+    """Accept `after` unless it has an error finding `before` did not have; then raise with its reason.
+
+    When the reason is children's deserved or guarantee adding up to more than their parent's, the message
+    ends with the fix in numbers (lower a sibling, or raise the parent) and the error carries it (`fix`).
+    """
     old = {_key(f) for f in lint(before) if f.severity == "error"}
     found = lint(after)
     for f in found:
         if f.severity == "error" and _key(f) not in old:
-            raise InputError(f.obj, f.field, f"{f.message}. What Volcano does: {f.volcano_does} [{f.rule}]")
+            fix = sibling_fix(before, after, f)
+            hint = f" Fix: {fix.text}." if fix else ""
+            raise RefusedEdit(f.obj, f.field, f"{f.message}. What Volcano does: {f.volcano_does} [{f.rule}]{hint}",
+                              fix)
     return Edited(after, found)
+
+
+# ---- a fix for children's quotas above their parent's ------------------------------------------------
+_SIBLING_RULES = {"children-deserved-above-parent": "deserved", "webhook-children-deserved-above-parent": "deserved",
+                  "children-guarantee-above-parent": "guarantee",
+                  "webhook-children-guarantee-above-parent": "guarantee"}
+
+
+@dataclass(frozen=True)
+class SiblingFix:
+    """Children's `quota` would add up to more than the parent's: the numbers, and the two ways out."""
+
+    parent: str
+    quota: str  # "deserved" or "guarantee"
+    total: dict[str, str]  # the children's sum, on the dimensions that exceed the parent's
+    parent_has: dict[str, str]
+    raise_to: dict[str, str]  # the parent's quota raised to the children's sum (other dimensions kept)
+    lower: str = ""  # a sibling that can give the excess up ("" if none can)
+    lower_to: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        def say(values: dict[str, str]) -> str:
+            return ", ".join(f"{k} {v}" for k, v in values.items())
+        what = "deserved" if self.quota == "deserved" else "guarantees"
+        head = f"siblings' {what} would add up to {say(self.total)} > {self.parent}'s {say(self.parent_has)}"
+        ways = ([f"lower {self.lower}'s {self.quota} to {say(self.lower_to)}"] if self.lower else []) + \
+            [f"raise {self.parent}'s {self.quota} to {say({n: self.raise_to[n] for n in self.total})}"]
+        return f"{head}: {', or '.join(ways)}"
+
+
+def _quota_of(q: QueueSpec, quota: str) -> Resource:
+    """The quota the sums are made of: a queue's deserved counts at least its guarantee (lint does the same)."""
+    from capacity.resources import res_max
+
+    guarantee = q.guarantee or Resource.empty()
+    return res_max(q.deserved or Resource.empty(), guarantee) if quota == "deserved" else guarantee
+
+
+def sibling_fix(before: Cluster, after: Cluster, finding: Finding) -> SiblingFix | None:
+    """The fix for a children-above-parent finding on `after`: the numbers and what to change, or None."""
+    quota = _SIBLING_RULES.get(finding.rule)
+    name = finding.obj.split("/", 1)[1] if finding.obj.startswith("Queue/") else ""
+    if quota is None or name not in after.queues:
+        return None
+    parent = name if children(after, name) else (after.queues[name].parent or ROOT)
+    kids = children(after, parent)
+    pq = after.queues.get(parent)
+    if pq is None or not kids:
+        return None
+    total = Resource.empty()
+    for k in kids:
+        total.add(_quota_of(after.queues[k], quota))
+    mine = _quota_of(pq, quota)
+    over = [n for n in _names(total) if total.get(n) > mine.get(n)]
+    if not over:
+        return None
+    raise_to = resource_strings(getattr(pq, quota))
+    raise_to.update({n: quantity(n, total.get(n)) for n in over})
+    changed = {k for k in kids if k not in before.queues or _quotas_of(before.queues[k]) != _quotas_of(after.queues[k])}
+    lower, lower_to = "", {}
+    for k in sorted(set(kids) - changed, key=lambda k: (-_quota_of(after.queues[k], quota).get(over[0]), k)):
+        q = after.queues[k]
+        own = getattr(q, quota)
+        floor = q.guarantee if quota == "deserved" and q.guarantee is not None else Resource.empty()
+        if own is None:
+            continue
+        new = {n: own.get(n) - (total.get(n) - mine.get(n)) for n in over}
+        if all(v >= floor.get(n) and v >= 0 for n, v in new.items()):
+            lower, lower_to = k, {n: quantity(n, v) for n, v in new.items()}
+            break
+    return SiblingFix(parent, quota, {n: quantity(n, total.get(n)) for n in over},
+                      {n: quantity(n, mine.get(n)) for n in over}, raise_to, lower, lower_to)
+
+
+def _quotas_of(q: QueueSpec) -> tuple[Any, ...]:
+    return q.parent, *(resource_strings(getattr(q, label)) for label in QUOTAS)
+
+
+def _names(r: Resource) -> list[str]:
+    return [n for n in ("cpu", "memory") if r.get(n) > 0] + sorted((r.scalars or {}).keys())
+
+
+def with_parent_raised(cluster: Cluster, fix: SiblingFix, then: Any, *args: Any, **kwargs: Any) -> Edited:
+    """Apply the fix's parent raise, then the edit that was refused (`then(cluster, *args, **kwargs)`).
+
+    Both steps are validated as any edit is (the queue webhook's rules and lint's errors), so a raise the
+    parent's own parent or capability does not allow is refused with its reason, and nothing changes.
+    """
+    raised = set_queue_resources(cluster, fix.parent, **{fix.quota: fix.raise_to})
+    return then(raised.cluster, *args, **kwargs)
 
 
 def _copy(cluster: Cluster) -> Cluster:

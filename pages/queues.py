@@ -21,6 +21,7 @@ from ui.editing import (
     resource_names,
     seed_form,
     show_findings,
+    show_fix,
     show_notice,
     value,
 )
@@ -185,6 +186,7 @@ def _add_form() -> None:
     st.subheader("Add a queue")
     show_notice(ws, "queue_add")
     show_problem(ws.errors.get("queue_add"), "Nothing was added; your input is kept below.")
+    show_fix(ws, "queue_add")
     parents = _parents()
     defaults = {"qa_name": "", "qa_parent": parents[0], "qa_weight": "1"}
     defaults.update({_quota_key("qa", q, r): "" for q, r, _ in QUOTA_FIELDS})
@@ -218,6 +220,7 @@ def _edit_form() -> None:
     show_findings(ws.findings_about(f"Queue/{choice}"))
     show_notice(ws, "queue_edit")
     show_problem(ws.errors.get("queue_edit"), "Nothing was changed; your input is kept below.")
+    show_fix(ws, "queue_edit")
     parents = _parents(exclude=choice)
     parent = q.parent or parents[0]
     if parent not in parents:

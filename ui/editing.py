@@ -96,10 +96,29 @@ def show_findings(findings: Iterable[Finding], *, infos: bool = False) -> None:
 
 
 def show_notice(ws: Workspace, form: str) -> None:
-    """The last accepted edit of this form, in one line."""
+    """The last accepted edit of this form, in one line, with a button to undo it."""
     notice = ws.notices.get(form)
     if notice and form not in ws.errors:
         st.success(notice, icon=":material/check_circle:")
+        if ws.undo_stack and ws.undo_stack[-1].form == form:
+            st.button("Undo", key=f"{form}_undo", on_click=ws.undo, icon=":material/undo:",
+                      help="Undo this edit (cycles run since it are dropped too; the Simulate page says which).")
+
+
+def show_fix(ws: Workspace, form: str) -> None:
+    """For an edit refused because the children's quotas would exceed their parent's: the suggested fix in
+    numbers (as text: it names queues from input) and a button that raises the parent and retries the edit."""
+    pending = ws.fixes.get(form)
+    if pending is None or form not in ws.errors:
+        return
+    fix = pending.fix
+    with st.container(border=True, key=f"{form}_fix"):
+        raised = ", ".join(f"{k} {v}" for k, v in fix.raise_to.items() if k in fix.total)
+        st.text(f"Suggested fix: {fix.text}.\nThe button raises {fix.parent}'s {fix.quota} to {raised}, then "
+                "makes your edit again.")
+        st.button(f"Raise the parent's {fix.quota} and retry", key=f"{form}_fix_btn",
+                  on_click=ws.apply_fix, args=(form,), icon=":material/auto_fix_high:",
+                  help="Both changes are checked as any edit is (the queue webhook's rules); a refusal says why.")
 
 
 def badge(findings: list[Finding]) -> str:

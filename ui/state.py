@@ -23,12 +23,13 @@ from typing import Any
 import streamlit as st
 
 from capacity.cluster import Cluster
-from capacity.edit import Edited
+from capacity.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
 from capacity.errors import InputError, ResourceUnderflow
 from capacity.framework.session import CycleResult, SessionOptions
 from capacity.k8s import load_cluster
 from capacity.lint import Finding, lint
 from capacity.scheduler import gc_paused, open_session, run_cycle
+from capacity.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
 from capacity.trace import Record, Trace
 
 #: The single session-state key that holds the workspace.
@@ -78,6 +79,43 @@ class Step:
 
 
 @dataclass
+class Snapshot:
+    """What an undo brings back: the timeline as it was before an edit or a rewind."""
+
+    label: str
+    cluster: Cluster
+    history: list[Step]
+    edits: list[EditEntry]
+    #: the form whose edit this undoes ("" for a rewind)
+    form: str = ""
+
+
+@dataclass
+class Timeline:
+    """A kept timeline (not the one shown): its cluster, cycles, edits and undo stack."""
+
+    cluster: Cluster
+    history: list[Step]
+    edits: list[EditEntry]
+    undo: list[Snapshot]
+
+
+@dataclass
+class PendingFix:
+    """A refused edit with a known fix: the fix, and the edit to retry once the fix is applied."""
+
+    fix: SiblingFix
+    fn: Callable[..., Edited]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    notice: str
+
+
+#: How many undo steps a timeline keeps.
+UNDO_DEPTH = 30
+
+
+@dataclass
 class Workspace:
     scenario: str
     cluster: Cluster
@@ -103,6 +141,16 @@ class Workspace:
     lifecycle: bool = False
     sim: Any = field(default=None, repr=False, compare=False)
     sim_base: int = 0  # the workspace cycle the simulator started at (it counts its own cycles from 0)
+    # ---- timeline: edits between cycles, undo, kept timelines (see capacity.timeline) ----
+    #: accepted edits of this timeline, in order, each with the cycle it was made after
+    edits: list[EditEntry] = field(default_factory=list)
+    #: snapshots to go back to, the latest last
+    undo_stack: list[Snapshot] = field(default_factory=list)
+    #: the name of the timeline shown, and the others kept
+    timeline: str = "main"
+    timelines: dict[str, Timeline] = field(default_factory=dict)
+    #: refused edits that have a one-click fix, per form
+    fixes: dict[str, PendingFix] = field(default_factory=dict)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -120,6 +168,8 @@ class Workspace:
         self.history = []
         self.errors = {}
         self.lifecycle, self.sim = False, None
+        self.edits, self.undo_stack, self.timelines, self.timeline = [], [], {}, "main"
+        self.fixes, self.notices = {}, {}
         return True
 
     def load_fixture(self, name: str) -> bool:
@@ -147,7 +197,14 @@ class Workspace:
             if draft is not None:
                 self.drafts[input_key] = dict(draft)
             self.notices.pop(input_key, None)
+            self.fixes.pop(input_key, None)
+            if isinstance(err, RefusedEdit) and err.fix is not None:
+                self.fixes[input_key] = PendingFix(err.fix, fn, args, kwargs, notice)
             return False
+        label = " ".join(notice.replace("`", "").split()) or fn.__name__.replace("_", " ")
+        self._remember(f"edit: {label}", input_key)
+        self.edits.append(EditEntry(self.cycle, label))
+        self.fixes.pop(input_key, None)
         self.cluster = edited.cluster
         self.sim = None  # a simulator owns its cluster: the next step starts a fresh one on the edited cluster
         self.findings = edited.findings
@@ -159,6 +216,87 @@ class Workspace:
         if notice:
             self.notices[input_key] = notice
         return True
+
+    def apply_fix(self, input_key: str) -> bool:
+        """Raise the parent as the refused edit's fix suggests, then make that edit; both validated."""
+        pending = self.fixes.get(input_key)
+        if pending is None:
+            return False
+        fix = pending.fix
+        raised = ", ".join(f"{k} {v}" for k, v in fix.raise_to.items() if k in fix.total)
+        notice = f"Raised `{fix.parent}`'s {fix.quota} to {raised}. {pending.notice}".strip()
+        return self.edit(input_key, with_parent_raised, fix, pending.fn, *pending.args, notice=notice,
+                         **pending.kwargs)
+
+    # ---- undo -------------------------------------------------------------------------------
+    def _remember(self, label: str, form: str = "") -> None:
+        self.undo_stack.append(Snapshot(label, self.cluster.copy_state(), list(self.history), list(self.edits), form))
+        del self.undo_stack[:-UNDO_DEPTH]
+
+    def undo_label(self) -> str:
+        """What "Undo" would do, in words (with the cycles it also drops), or "" when there is nothing to undo."""
+        if not self.undo_stack:
+            return ""
+        snap = self.undo_stack[-1]
+        later = [s.cycle for s in self.history[len(snap.history):]] if len(self.history) > len(snap.history) else []
+        tail = f" (also drops cycle{'s' if len(later) > 1 else ''} {later[0]}" + \
+            (f"-{later[-1]}" if len(later) > 1 else "") + " run since)" if later else ""
+        return f"undo {snap.label}{tail}"
+
+    def undo(self) -> str:
+        """Go back to before the last edit or rewind (a rewind's dropped cycles and edits come back)."""
+        if not self.undo_stack:
+            return ""
+        label = self.undo_label()
+        snap = self.undo_stack.pop()
+        self.cluster, self.history, self.edits = snap.cluster.copy_state(), list(snap.history), list(snap.edits)
+        self.sim = None  # (a lesson's simulator starts afresh from the state undone to, at the next step)
+        self._after_time_travel()
+        return label
+
+    def _after_time_travel(self) -> None:
+        """Notices of accepted edits and pending fixes describe a state that is gone."""
+        self.notices.clear()
+        self.fixes.clear()
+        self.whatif.clear()
+        self.revision += 1
+
+    # ---- timelines --------------------------------------------------------------------------
+    def branch(self, cycle: int) -> str:
+        """Keep this timeline and continue on a new one that starts after `cycle`; returns its name."""
+        if not 0 <= cycle <= self.cycle:
+            return ""
+        base = f"branch at cycle {cycle}"
+        name, n = base, 2
+        while name in self.timelines or name == self.timeline:
+            name, n = f"{base} ({n})", n + 1
+        self.timelines[self.timeline] = self._keep()
+        self.timeline = name
+        self.cluster = self.cluster_after(cycle).copy_state()
+        self.history = self.history[:cycle]
+        self.edits = [e for e in self.edits if e.at_cycle <= cycle]
+        self.undo_stack = []
+        self.sim = None  # (a lesson's simulator belongs to the timeline it ran; the branch starts its own)
+        self._after_time_travel()
+        return name
+
+    def switch_timeline(self, name: str) -> bool:
+        """Show another kept timeline; the current one is kept as it is."""
+        other = self.timelines.pop(name, None)
+        if other is None or name == self.timeline:
+            return False
+        self.timelines[self.timeline] = self._keep()
+        self.timeline = name
+        self.cluster, self.history, self.edits, self.undo_stack = other.cluster, other.history, other.edits, other.undo
+        self.sim = None
+        self._after_time_travel()
+        return True
+
+    def timeline_names(self) -> list[str]:
+        return [self.timeline, *sorted(self.timelines)]
+
+    def _keep(self) -> Timeline:
+        return Timeline(self.cluster, self.history, self.edits, self.undo_stack)
 
     def findings_about(self, obj: str) -> list[Finding]:
         """Lint findings naming `obj` ("Queue/x", "Node/n", "PodGroup/ns/j"), for the current cluster."""
@@ -229,18 +367,43 @@ class Workspace:
             done.append(step)
         return done
 
+    def run_until(self, until: Until, max_cycles: int) -> tuple[list[Step], str | None]:
+        """Run cycles until one meets `until` (then stop there) or `max_cycles` ran; (cycles run, why it stopped:
+        the met condition's sentence, or None when it never was)."""
+        check_until(until)
+        done: list[Step] = []
+        for _ in range(max(0, min(int(max_cycles), MAX_UNTIL_CYCLES))):
+            step = self.step()
+            if step is None:
+                break
+            done.append(step)
+            why = until_met(until, step.before, step.result, step.records)
+            if why is not None:
+                return done, why
+        return done, None
+
+    def edits_dropped_by_rewind(self, cycle: int) -> list[EditEntry]:
+        """The edits a rewind to after `cycle` would undo (for the page to ask before rewinding)."""
+        return dropped_by_rewind(self.edits, cycle)
+
     def rewind(self, cycle: int) -> None:
-        """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped."""
+        """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped, and
+        so are the edits made after the next cycle (`undo` brings all of them back)."""
         if not 0 <= cycle < self.cycle:
             return
+        self._remember("rewind to the start" if cycle == 0 else f"rewind to cycle {cycle}")
         if self.sim is not None and cycle >= self.sim_base:
             self.sim.rewind(cycle - self.sim_base)  # back to the cycle with its jobs' controller state
             self.cluster = self.sim.cluster
             del self.history[cycle:]
+            self.edits = [e for e in self.edits if e not in dropped_by_rewind(self.edits, cycle)]
+            self._after_time_travel()
             return
         self.sim = None
         self.cluster = self.history[cycle].before.copy_state()
-        del self.history[cycle:]
+        self.history = self.history[:cycle]
+        self.edits = [e for e in self.edits if e not in dropped_by_rewind(self.edits, cycle)]
+        self._after_time_travel()
 
     def step_at(self, cycle: int) -> Step | None:
         return self.history[cycle - 1] if 1 <= cycle <= self.cycle else None

@@ -75,8 +75,8 @@ def test_add_queue_submit_job_step_treemap_and_why(app_page: Page, streamlit_url
     # 3. Step a cycle: the job's pod is bound.
     open_page(page, "Simulate")
     page.get_by_role("button", name="Step one cycle").click()
-    bind = page.locator("li").filter(has_text="default/hello-0")
-    expect(bind).to_contain_text("bound")
+    bind = page.get_by_test_id("stText").filter(has_text="default/hello-0")
+    expect(bind).to_contain_text("bound default/hello-0")
     wait_for_app_idle(page)
     expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()
 
@@ -99,4 +99,85 @@ def test_add_queue_submit_job_step_treemap_and_why(app_page: Page, streamlit_url
     expect(answer).to_contain_text("pending")
     expect(answer).to_contain_text("capacity.enqueueRealCapability")
     wait_for_app_idle(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def grid_rows(grid: Locator) -> list[dict[str, str]]:
+    """A st.dataframe's rows as {column: text}, read from the data grid's accessibility table (the canvas
+    itself has no text)."""
+    expect(grid.locator("table tr").nth(1)).to_be_attached()
+    table = grid.evaluate("""e => Array.from(e.querySelectorAll('table tr'))
+        .map(tr => Array.from(tr.children).map(c => c.textContent.trim()))""")
+    header, *rows = table
+    return [dict(zip(header, row, strict=False)) for row in rows]
+
+
+def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Page, fresh_streamlit_url: str):
+    """Issue 32, editing and time: a refused leaf gets its fix in one click; a rewind past the edit asks first
+    and names it; undo brings it back."""
+    page = app_page
+    page.goto(fresh_streamlit_url)
+    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
+    wait_for_app_idle(page)
+
+    # 1. One cycle first, so the edit lands between cycles 1 and 2.
+    open_page(page, "Simulate")
+    page.get_by_role("button", name="Step one cycle").click()
+    expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()
+    wait_for_app_idle(page)
+
+    # 2. A leaf whose deserved pushes research's children above research: refused, with the fix in numbers.
+    open_page(page, "Queues")
+    add = form_with(page, "Add queue")
+    add.get_by_label("New queue name").fill("team-new")
+    choose(page, add, "Parent", "research")
+    add.get_by_label("deserved cpu", exact=True).fill("4")
+    add.get_by_label("guarantee cpu", exact=True).fill("2")
+    add.get_by_role("button", name="Add queue").click()
+    expect(page.get_by_text("Suggested fix: siblings' deserved would add up to cpu 68 > research's cpu 64: "
+                            "lower research-train's deserved to cpu 36, or raise research's deserved to cpu 68."))\
+        .to_be_visible()
+    wait_for_app_idle(page)
+    expect(page.get_by_text("The button raises research's deserved to cpu 68, then makes your edit again.",
+                            exact=False)).to_be_visible()
+    page.get_by_role("button", name="Raise the parent's deserved and retry").click()
+    expect(page.get_by_text("Raised research's deserved to cpu 68. Added queue team-new.")).to_be_visible()
+    wait_for_app_idle(page)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+
+    # 3. Its deserved, allocated and guarantee in the per-resource table.
+    choose(page, page.get_by_test_id("stMain"), "Queue", "team-new")
+    expect(page.get_by_text("team-new · parent research", exact=False)).to_be_visible()
+    wait_for_app_idle(page)
+    grid = page.get_by_test_id("stDataFrame").last
+    deserved_col = grid_rows(grid) and list(grid_rows(grid)[0]).index("deserved")
+    # the grid redraws after the choice: wait for the new queue's cpu row, then read it
+    expect(grid.locator("table tr").nth(1).locator("td").nth(deserved_col)).to_have_text("4")
+    numbers = grid_rows(grid)
+    cpu = next(r for r in numbers if r.get("resource") == "cpu")
+    assert (cpu["deserved"], cpu["allocated"], cpu["guarantee"]) == ("4", "0", "2"), numbers
+
+    # 4. Step again, then rewind to before cycle 1: the page names the edit it would undo and asks.
+    open_page(page, "Simulate")
+    page.get_by_role("button", name="Step one cycle").click()
+    expect(page.get_by_text("Scenario default · after cycle 2")).to_be_visible()
+    wait_for_app_idle(page)
+    choose(page, page.get_by_test_id("stMain"), "Rewind to after cycle", "the start (before cycle 1)")
+    page.get_by_role("button", name="Rewind", exact=True).click()
+    expect(page.get_by_text("Rewinding to the start also undoes 1 edit(s) made later.", exact=False))\
+        .to_be_visible()
+    wait_for_app_idle(page)
+    page.get_by_role("button", name="Rewind and undo these edits").click()
+    expect(page.get_by_text("Scenario default · before the first cycle")).to_be_visible()
+    expect(page.get_by_text("Undo rewind to the start")).to_be_visible()
+    wait_for_app_idle(page)
+
+    # 5. Undo: the cycles and the edit are back.
+    page.get_by_role("button", name="Undo").click()
+    expect(page.get_by_text("Undone.")).to_be_visible()
+    expect(page.get_by_text("Undo rewind to the start.")).to_be_visible()
+    expect(page.get_by_text("Scenario default · after cycle 2")).to_be_visible()
+    wait_for_app_idle(page)
+    open_page(page, "Queues")
+    expect(page.get_by_text("team-new", exact=True).first).to_be_attached()
     expect(page.get_by_test_id("stException")).to_have_count(0)

@@ -28,7 +28,7 @@ def test_step_a_cycle_see_the_bind_the_treemap_and_why(app_page: Page, streamlit
     open_page(page, "Simulate")
     expect(page.get_by_text("No cycle has run yet")).to_be_visible()
     page.get_by_role("button", name="Step one cycle").click()
-    bind = page.locator("li").filter(has_text="research/eval-bert-0")
+    bind = page.get_by_test_id("stText").filter(has_text="research/eval-bert-0")
     expect(bind).to_contain_text("gpu-3")  # the new text first, then idle
     wait_for_app_idle(page)
     expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()

@@ -75,7 +75,8 @@ def test_a_job_without_pods_that_enqueue_refused_is_answered_with_its_numbers():
     expected = answer_job(_run_of(), "work/urgent")
     # The engine's sentence, whole, as plain text (never only a table cell), with its numbers.
     assert expected.sentence in _texts(at)
-    assert "cpu 2 + 4 + 0 - 0 = 6 > 4 (2 over)" in expected.sentence, "minResources + allocated + inqueue - elastic > realCapability"
+    # minResources + allocated + inqueue - elastic > realCapability
+    assert "cpu 2 + 4 + 0 - 0 = 6 > 4 (2 over)" in expected.sentence
     assert "**not admitted** in cycle 1 · rule `capacity.enqueueRealCapability`" in [m.value for m in at.markdown]
     # Each figure as a name and its value in the user's units.
     texts = _texts(at)

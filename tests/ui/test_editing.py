@@ -263,3 +263,155 @@ def test_why_pending_in_one_click_and_what_would_change():
     _clean(at)
     changes = _frame(at, "description")
     assert len(changes) >= 1 and all(len(placed) > 0 for placed in changes["placed"])
+
+
+# ---- editing and time: rewind with edits, undo, the sibling-sum fix, run until, branches -------------
+def _sim(at: AppTest) -> None:
+    at.switch_page("pages/simulate.py").run()
+    _clean(at)
+
+
+def _texts(at: AppTest) -> str:
+    return "\n".join(t.value for t in at.text)
+
+
+def test_rewind_past_an_edit_asks_first_and_undo_brings_it_back():
+    at = _open("pages/simulate.py")
+    at.button(key="step_btn").click().run()
+    at.button(key="step_btn").click().run()
+    at.switch_page("pages/queues.py").run()
+    _add_queue(at, "team-new", "research")
+    _sim(at)
+    at.button(key="step_btn").click().run()
+    at.selectbox(key="rewind_to").select(1).run()
+    at.button(key="rewind_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 3 and "team-new" in _ws(at).cluster.queues, "nothing happens before the user agrees"
+    assert "also undoes 1 edit(s)" in at.warning[0].value
+    assert list(_frame(at, "edit")["edit"]) == ["Added queue team-new."]
+    at.button(key="rewind_confirm_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 1 and "team-new" not in _ws(at).cluster.queues
+    at.switch_page("pages/queues.py").run()
+    assert "Added queue `team-new`." not in [s.value for s in at.success], "the notice goes with the edit"
+    _sim(at)
+    assert "Undo rewind to cycle 1" in _texts(at)
+    at.button(key="undo_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 3 and "team-new" in _ws(at).cluster.queues
+    assert "Undone." in [s.value for s in at.success] and "Undo rewind to cycle 1." in _texts(at)
+
+
+def test_cancel_keeps_the_edit_and_a_rewind_without_later_edits_does_not_ask():
+    at = _open("pages/simulate.py")
+    at.button(key="step_btn").click().run()
+    at.switch_page("pages/queues.py").run()
+    _add_queue(at, "team-new", "research")
+    _sim(at)
+    at.button(key="step_btn").click().run()
+    at.selectbox(key="rewind_to").select(0).run()
+    at.button(key="rewind_btn").click().run()
+    at.button(key="rewind_cancel_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 2 and not at.warning
+    at.selectbox(key="rewind_to").select(1).run()  # the edit was made after cycle 1: the state kept has it
+    at.button(key="rewind_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 1 and "team-new" in _ws(at).cluster.queues and not at.warning
+
+
+def test_undo_the_last_edit_from_the_editor():
+    at = _open("pages/queues.py")
+    _add_queue(at, "team-new", "research")
+    at.button(key="queue_add_undo").click().run()
+    _clean(at)
+    assert "team-new" not in _ws(at).cluster.queues and _ws(at).edits == []
+
+
+def test_sibling_sum_refusal_suggests_the_fix_and_its_button_applies_the_parent_raise():
+    at = _open("pages/queues.py")
+    _add_queue(at, "team-x", "research", deserved_cpu="4")
+    assert "team-x" not in _ws(at).cluster.queues
+    assert ("Suggested fix: siblings' deserved would add up to cpu 68 > research's cpu 64: lower research-train's "
+            "deserved to cpu 36, or raise research's deserved to cpu 68.") in _texts(at)
+    button = at.button(key="queue_add_fix_btn")
+    assert button.label == "Raise the parent's deserved and retry", "a fixed label: names are shown as text"
+    assert "The button raises research's deserved to cpu 68, then makes your edit again." in _texts(at)
+    button.click().run()
+    _clean(at)
+    cluster = _ws(at).cluster
+    assert cluster.queues["research"].deserved.cpu == 68000 and cluster.queues["team-x"].deserved.cpu == 4000
+    assert "Raised `research`'s deserved to cpu 68. Added queue `team-x`." in [s.value for s in at.success]
+    assert not at.error
+
+
+def test_sibling_sum_fix_refused_by_the_webhook_says_why():
+    at = _open("pages/queues.py")
+    _add_queue(at, "team-x", "research", deserved_cpu="60", capability_cpu="60")
+    at.button(key="queue_add_fix_btn").click().run()
+    _clean(at)
+    assert "team-x" not in _ws(at).cluster.queues and _ws(at).cluster.queues["research"].deserved.cpu == 64000
+    assert "capability" in at.error[0].value
+
+
+def _run_until(at: AppTest, kind: str, target: str = "", most: int = 20) -> None:
+    at.selectbox(key="until_kind").select(kind).run()
+    if target:
+        at.selectbox(key="until_queue" if kind == "queue-reclaim" else "until_job").select(target).run()
+    at.number_input(key="until_max").set_value(most).run()
+    at.button(key="until_btn").click().run()
+    _clean(at)
+
+
+def _reclaim_app() -> AppTest:
+    at = _open("pages/simulate.py")
+    _ws(at).load_fixture("reclaim")
+    return at.run()
+
+
+def test_run_until_each_condition_stops_at_its_cycle_and_shows_it():
+    cases = [("eviction", "", 1, "2 pod(s) evicted"),
+             ("queue-reclaim", "team-b", 1, "queue team-b reclaims: team-b/train-"),
+             ("queue-reclaim", "team-a", 1, "queue team-a is reclaimed from"),
+             ("job", "team-b/train", 3, "job team-b/train: bound team-b/train-0, team-b/train-1"),
+             ("quiet", "", 2, "nothing changed")]
+    for kind, target, cycle, words in cases:
+        at = _reclaim_app()
+        _run_until(at, kind, target)
+        assert _ws(at).cycle == cycle, kind
+        assert f"Stopped at cycle {cycle} after {cycle} cycle(s): the condition was met." in \
+            [s.value for s in at.success], kind
+        assert words in _texts(at), kind
+        summary = _ws(at).step_at(cycle).result
+        assert f"Cycle {cycle}: {len(summary.binds)} bind(s), {len(summary.evicted)} eviction(s)." in _texts(at)
+        assert at.selectbox(key="shown_cycle").value == cycle, "the page shows the cycle it stopped at"
+        assert any("Decisions" in str(link.proto.label) for link in at.get("page_link")), "a link to the reasons"
+
+
+def test_run_until_never_met_stops_at_the_maximum():
+    at = _reclaim_app()
+    _run_until(at, "job", "team-a/spark-etl")  # evicted in cycle 1: met
+    _run_until(at, "eviction", most=3)
+    assert _ws(at).cycle == 4
+    assert "Cycles 2-4 together: 2 bind(s), 0 eviction(s)." in _texts(at)
+    assert "Ran 3 cycle(s), up to cycle 4; the condition was not met." in [i.value for i in at.info]
+
+
+def test_branch_from_a_past_cycle_and_switch_between_timelines():
+    at = _open("pages/simulate.py")
+    at.number_input(key="run_n").set_value(3).run()
+    at.button(key="run_btn").click().run()
+    at.selectbox(key="branch_at").select(1).run()
+    at.button(key="branch_btn").click().run()
+    _clean(at)
+    assert _ws(at).cycle == 1 and _ws(at).timeline == "branch at cycle 1"
+    at.switch_page("pages/queues.py").run()
+    _add_queue(at, "team-new", "research")
+    _sim(at)
+    assert list(_frame(at, "edit")["edit"]) == ["Added queue team-new."]
+    at.selectbox(key="timeline_pick").select("main").run()
+    _clean(at)
+    assert _ws(at).cycle == 3 and "team-new" not in _ws(at).cluster.queues
+    assert "No edits on this timeline yet." in _texts(at)
+    at.selectbox(key="timeline_pick").select("branch at cycle 1").run()
+    assert _ws(at).cycle == 1 and "team-new" in _ws(at).cluster.queues

@@ -298,8 +298,8 @@ def test_jobs_lists_jobs_and_pods():
 def test_step_shows_binds_and_phase_changes():
     at = _step(_fresh_app().run())
     assert _ws(at).cycle == 1
-    text = "\n".join(m.value for m in at.markdown)
-    assert "bound `research/eval-bert-0` → `gpu-3`" in text
+    text = "\n".join(t.value for t in at.text)
+    assert "bound research/eval-bert-0 → gpu-3" in text, "pod and node names are shown as text, not Markdown"
     assert at.metric[0].label == "Binds" and at.metric[0].value == "3"
     phases = at.dataframe[1].value
     assert set(phases["after"]) == {"Inqueue"}

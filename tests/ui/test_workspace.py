@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from capacity import edit
 from capacity.export import export_yaml
 from capacity.scheduler import run_cycle
+from capacity.timeline import Until
 from ui.state import Workspace, fixture_description, fixture_names, new_workspace, option_names
 from ui.views import (
     cycle_summary,
@@ -213,3 +215,78 @@ def test_queue_numbers_are_asked_once_per_state(ws):
     assert ws.queue_numbers() is not edited
     ws.rewind(0)
     assert ws.queue_numbers() == Workspace(ws.scenario, ws.cluster, options=ws.options).queue_numbers()
+
+
+# ---- edits in the timeline, undo, run until, branches ---------------------------------------------
+def _add_team(ws: Workspace, name: str = "team-new") -> bool:
+    return ws.edit("queue_add", edit.add_queue, name, "research", notice=f"Added queue `{name}`.")
+
+
+def test_rewind_past_an_edit_names_it_and_undo_brings_it_back(ws):
+    ws.run(2)
+    assert _add_team(ws)
+    ws.run(2)
+    assert [e.label for e in ws.edits] == ["Added queue team-new."] and ws.edits[0].at_cycle == 2
+    assert ws.edits_dropped_by_rewind(2) == [], "the state after cycle 2 is what cycle 3 found: it has the edit"
+    assert [e.label for e in ws.edits_dropped_by_rewind(1)] == ["Added queue team-new."]
+    ws.rewind(1)
+    assert "team-new" not in ws.cluster.queues and ws.edits == [] and ws.cycle == 1
+    assert ws.notices == {}, "the 'Added queue' notice goes with the edit"
+    assert ws.undo_label() == "undo rewind to cycle 1"
+    ws.undo()
+    assert "team-new" in ws.cluster.queues and ws.cycle == 4 and len(ws.edits) == 1
+
+
+def test_undo_the_last_edit_says_which_cycles_it_also_drops(ws):
+    ws.step()
+    assert _add_team(ws)
+    assert ws.undo_label() == "undo edit: Added queue team-new."
+    ws.run(2)
+    assert ws.undo_label() == "undo edit: Added queue team-new. (also drops cycles 2-3 run since)"
+    ws.undo()
+    assert "team-new" not in ws.cluster.queues and ws.cycle == 1 and ws.edits == []
+    assert ws.undo_label() == "" and ws.undo() == ""
+
+
+def test_a_refused_sibling_sum_edit_keeps_its_fix_and_applying_it_is_one_edit(ws):
+    assert not ws.edit("queue_add", edit.add_queue, "team-x", "research", deserved={"cpu": "4"},
+                       notice="Added queue `team-x`.")
+    assert ws.fixes["queue_add"].fix.raise_to["cpu"] == "68"
+    assert ws.apply_fix("queue_add")
+    assert ws.cluster.queues["research"].deserved.cpu == 68000 and "team-x" in ws.cluster.queues
+    assert ws.notices["queue_add"] == "Raised `research`'s deserved to cpu 68. Added queue `team-x`."
+    assert "queue_add" not in ws.fixes and "queue_add" not in ws.errors
+    ws.undo()
+    assert ws.cluster.queues["research"].deserved.cpu == 64000 and "team-x" not in ws.cluster.queues
+
+
+def test_run_until_stops_at_the_cycle_that_meets_it_or_at_the_maximum():
+    ws = new_workspace()
+    ws.load_fixture("reclaim")
+    steps, why = ws.run_until(Until("job", "team-b/train"), 10)
+    assert [s.cycle for s in steps] == [1, 2, 3] and why.startswith("job team-b/train: bound")
+    steps, why = ws.run_until(Until("eviction"), 4)
+    assert len(steps) == 4 and why is None and ws.cycle == 7
+
+
+def test_branch_keeps_the_original_timeline_and_switching_comes_back(ws):
+    ws.run(3)
+    main_state = export_yaml(ws.cluster)
+    assert ws.branch(1) == "branch at cycle 1"
+    assert ws.cycle == 1 and ws.timeline_names() == ["branch at cycle 1", "main"]
+    assert _add_team(ws)
+    ws.step()
+    assert ws.switch_timeline("main")
+    assert ws.cycle == 3 and export_yaml(ws.cluster) == main_state and "team-new" not in ws.cluster.queues
+    assert ws.switch_timeline("branch at cycle 1")
+    assert ws.cycle == 2 and "team-new" in ws.cluster.queues and len(ws.edits) == 1
+    assert ws.branch(2) == "branch at cycle 2" and len(ws.timelines) == 2
+
+
+def test_loading_a_scenario_starts_a_fresh_timeline(ws):
+    ws.step()
+    assert _add_team(ws)
+    ws.branch(0)
+    assert ws.load_fixture("reclaim")
+    assert (ws.edits, ws.undo_stack, ws.timelines, ws.timeline, ws.notices) == ([], [], {}, "main", {})
+    assert ws.undo() == "", "undo never brings back another scenario"
