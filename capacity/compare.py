@@ -3,9 +3,11 @@
 A configuration is a scheduler conf (the scenario's own, or a replacement `volcano-scheduler.conf`) plus
 the engine's compatibility switches (`SessionOptions`). `compare` runs each on its own copy of the
 cluster for the same number of cycles and lines the outcomes up: which pods each bound (and where),
-which it evicted, which jobs are left pipelined, and every queue's share — both as the last cycle closes
+which it evicted, which jobs are left pipelined, every PodGroup's phase and enqueue verdict (with the
+answer's sentence where the sides differ), and every queue's share — both as the last cycle closes
 and as the next cycle would open (they differ for ancestors in hierarchical mode, spec trap 3).
-Nothing is recomputed here: every value is the engine's.
+Nothing is recomputed here: every value is the engine's, every sentence the answer model's
+(`capacity.answer`), read from the run's own trace.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from capacity.answer import Answer, ExplainRun, answer_job
 from capacity.cluster import Cluster
 from capacity.errors import InputError, ResourceUnderflow
 from capacity.framework.session import CycleResult, SessionOptions
@@ -23,6 +26,8 @@ from capacity.scheduler import run_cycle
 from capacity.trace import Trace
 
 QueueNumbers = dict[str, dict[str, Any]]
+#: Jobs whose two answers are read, at most (each reads the run's records): the first that differ, by uid.
+MAX_JOB_ANSWERS = 20
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,23 @@ class Side:
     pipelined: dict[str, list[str]] = field(default_factory=dict)
     queues_end: QueueNumbers = field(default_factory=dict)
     queues_next: QueueNumbers = field(default_factory=dict)
+    #: PodGroup phase after the last cycle run, per job uid
+    phases: dict[str, str] = field(default_factory=dict)
+    #: the last enqueue verdict per job uid: True admitted, False refused (absent: enqueue never asked)
+    enqueued: dict[str, bool] = field(default_factory=dict)
+    #: the traced run the answers are read from (None if the first cycle was refused)
+    run: ExplainRun | None = None
     error: str = ""
+
+    def verdict(self, uid: str) -> str:
+        """The enqueue verdict in words: admitted, refused, or not asked (already admitted, or no enqueue)."""
+        if uid not in self.enqueued:
+            return "not asked"
+        return "admitted" if self.enqueued[uid] else "refused"
+
+    def answer(self, uid: str) -> Answer | None:
+        """The answer model's account of the job on this side, or None when no cycle ran."""
+        return answer_job(self.run, uid) if self.run is not None and uid in self.run.before.podgroups else None
 
 
 @dataclass
@@ -57,11 +78,12 @@ class Comparison:
     evictions: list[dict[str, Any]]
     pipelined: list[dict[str, Any]]
     shares: list[dict[str, Any]]
+    jobs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def differences(self) -> int:
-        """How many rows differ between the two sides (binds, evictions, pipelined jobs, shares)."""
-        return sum(1 for rows in (self.binds, self.evictions, self.pipelined, self.shares)
+        """How many rows differ between the two sides (binds, evictions, pipelined jobs, jobs, shares)."""
+        return sum(1 for rows in (self.binds, self.evictions, self.pipelined, self.jobs, self.shares)
                    for row in rows if not row["same"])
 
     @property
@@ -81,7 +103,8 @@ def run_side(cluster: Cluster, config: Config, cycles: int) -> Side:
     """Run `cycles` cycles of the configuration on its own copy; an engine refusal ends the run with `error`."""
     side = Side(config)
     work = configured(cluster, config)
-    trace = Trace(enabled=False)
+    before = work.copy_state()
+    trace = Trace(enabled=True)  # the answers read the records: enqueue verdicts and their sentences
     for i in range(cycles):
         trace.cycle = i + 1
         try:
@@ -95,6 +118,12 @@ def run_side(cluster: Cluster, config: Config, cycles: int) -> Side:
     if side.cycles:
         side.pipelined = dict(side.cycles[-1].pipelined)
         side.queues_end = side.cycles[-1].queues
+        side.run = ExplainRun(before, work, trace.records, len(side.cycles), [c.queues for c in side.cycles],
+                              [list(c.notes) for c in side.cycles], list(side.cycles))
+    side.phases = {uid: pg.phase for uid, pg in work.podgroups.items()}
+    for rec in trace.records:
+        if rec.action == "enqueue" and rec.kind == "enqueue":
+            side.enqueued[rec.subject] = bool(rec.verdict)
     if not side.error:
         side.queues_next = queue_numbers(work, config.options)
     return side
@@ -115,6 +144,23 @@ def _pipelined_rows(a: Side, b: Side) -> list[dict[str, Any]]:
     for job in sorted(set(a.pipelined) | set(b.pipelined)):
         na, nb = ", ".join(a.pipelined.get(job, [])), ", ".join(b.pipelined.get(job, []))
         rows.append({"job": job, "a": na, "b": nb, "same": na == nb})
+    return rows
+
+
+def _job_rows(a: Side, b: Side) -> list[dict[str, Any]]:
+    """Per PodGroup: phase and enqueue verdict on each side; where they differ, each side's answer sentence."""
+    rows = []
+    answered = 0
+    for uid in sorted(set(a.phases) | set(b.phases)):
+        row: dict[str, Any] = {"job": uid, "a phase": a.phases.get(uid, ""), "b phase": b.phases.get(uid, ""),
+                               "a enqueue": a.verdict(uid), "b enqueue": b.verdict(uid)}
+        row["same"] = row["a phase"] == row["b phase"] and row["a enqueue"] == row["b enqueue"]
+        read = not row["same"] and answered < MAX_JOB_ANSWERS
+        answered += read
+        for name, side in (("a", a), ("b", b)):
+            answer = side.answer(uid) if read else None
+            row[f"{name} why"] = answer.sentence if answer is not None else ""
+        rows.append(row)
     return rows
 
 
@@ -142,4 +188,4 @@ def compare(cluster: Cluster, a: Config, b: Config, cycles: int = 1) -> Comparis
         raise InputError("compare", "cycles", f"must be at least 1, got {cycles}")
     side_a, side_b = run_side(cluster, a, cycles), run_side(cluster, b, cycles)
     return Comparison(side_a, side_b, cycles, _bind_rows(side_a, side_b), _eviction_rows(side_a, side_b),
-                      _pipelined_rows(side_a, side_b), _share_rows(side_a, side_b))
+                      _pipelined_rows(side_a, side_b), _share_rows(side_a, side_b), _job_rows(side_a, side_b))

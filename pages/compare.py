@@ -1,5 +1,6 @@
 """Compare: the current scenario under two configurations (another scheduler conf, or a compatibility switch on
-and off), side by side: binds, evictions, pipelined jobs, queue shares and treemaps."""
+and off), side by side: binds, evictions, pipelined jobs, PodGroup phases and enqueue verdicts (with each
+side's answer where they differ), queue shares and treemaps."""
 
 from __future__ import annotations
 
@@ -8,15 +9,17 @@ from dataclasses import fields
 import streamlit as st
 
 from capacity.charts import TREEMAP_METRICS, resource_names, treemap
-from capacity.compare import Comparison, Config, Side, compare
+from capacity.compare import MAX_JOB_ANSWERS, Comparison, Config, Side, compare
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from ui.state import get_workspace
+from ui.text import md_escape
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
 RESULT_KEY = "compare_result"
 SWITCHES = [f.name for f in fields(SessionOptions)]
+MAX_DIFFERING_JOBS = MAX_JOB_ANSWERS  # the jobs whose answers the engine reads
 
 
 def _config(side: str) -> Config:
@@ -44,7 +47,7 @@ def _side_inputs(side: str, column) -> None:
 
 
 def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
-    st.subheader(side.config.label)
+    st.subheader(md_escape(side.config.label))
     on = [name for name in SWITCHES if getattr(side.config.options, name)]
     st.caption(("switches: " + ", ".join(on) if on else "no compatibility switch") + " · " +
                ("own conf" if side.config.conf_text else "the scenario's conf"))
@@ -59,6 +62,33 @@ def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
         st.info("No queue numbers (no queue plugin, or proportion with no jobs).", icon=":material/info:")
 
 
+def _job_verdicts(rows: list[dict], a: Side, b: Side) -> None:
+    """Per PodGroup: the phase each side left it in and enqueue's verdict; where they differ, both answers in full."""
+    la, lb = a.config.label, b.config.label
+    if la == lb:
+        la, lb = f"{la} (A)", f"{lb} (B)"
+    st.markdown(f"**PodGroup phases and enqueue verdicts** · {sum(1 for r in rows if not r['same'])} of {len(rows)} "
+                "differ")
+    if not rows:
+        return
+    st.dataframe([{"job": r["job"], f"{la} phase": r["a phase"], f"{lb} phase": r["b phase"],
+                   f"{la} enqueue": r["a enqueue"], f"{lb} enqueue": r["b enqueue"], "same": r["same"]} for r in rows],
+                 hide_index=True, key="cmp_jobs")
+    differing = [r for r in rows if not r["same"]]
+    for i, row in enumerate(differing[:MAX_DIFFERING_JOBS]):
+        with st.container(border=True, key=f"cmp_job_{i}"):
+            st.text(f"Job {row['job']}")
+            for column, name, label in zip(st.columns(2), ("a", "b"), (la, lb), strict=True):
+                with column:
+                    st.text(f"{label}: {row[f'{name} phase'] or '(gone)'} · enqueue {row[f'{name} enqueue']}")
+                    side = a if name == "a" else b
+                    missing = "(no answer: no cycle ran on this side)" if side.run is None else \
+                        f"(not read: only the first {MAX_JOB_ANSWERS} jobs that differ are answered)"
+                    st.text(row[f"{name} why"] or missing)
+    if len(differing) > MAX_DIFFERING_JOBS:
+        st.caption(f"… and {len(differing) - MAX_DIFFERING_JOBS} more jobs that differ (all in the table above).")
+
+
 def _table(title: str, rows: list[dict], key: str, a: str, b: str) -> None:
     st.markdown(f"**{title}** · {sum(1 for r in rows if not r['same'])} of {len(rows)} differ")
     if rows:
@@ -70,7 +100,8 @@ st.title("Compare")
 scenario_caption(ws)
 st.markdown("Run the current scenario under two configurations, each on its own copy, and see the outcomes side "
             "by side. Tick a compatibility switch on one side only to see what it changes, or paste another "
-            "`volcano-scheduler.conf` (e.g. proportion instead of capacity).")
+            "`volcano-scheduler.conf` (e.g. proportion instead of capacity). To see which jobs only a queue "
+            "plugin's enqueue check keeps out, give one side a conf with `enableJobEnqueued: false` under that plugin.")
 left, right = st.columns(2)
 _side_inputs("a", left)
 _side_inputs("b", right)
@@ -107,6 +138,7 @@ la, lb = cmp.a.config.label, cmp.b.config.label
 _table("Binds (node per side)", cmp.binds, "cmp_binds", la, lb)
 _table("Evictions", cmp.evictions, "cmp_evictions", la, lb)
 _table("Pipelined jobs (last cycle)", cmp.pipelined, "cmp_pipelined", la, lb)
+_job_verdicts(cmp.jobs, cmp.a, cmp.b)
 shares = [{k.replace("a ", f"{la} ").replace("b ", f"{lb} ") if k not in ("queue", "same") else k: v
            for k, v in r.items()} for r in cmp.shares]
 st.markdown(f"**Queue shares** · {sum(1 for r in cmp.shares if not r['same'])} of {len(cmp.shares)} differ")

@@ -1,23 +1,72 @@
-"""Decisions: the decision trace of one cycle, filterable; the candidate victims of reclaim and preempt with each
-rule's verdict; and "why is this pod pending or evicted?" for any pod, with what would have to change."""
+"""Decisions: "why?" for any pod, job (also a PodGroup that has no pods yet) or queue, answered by the engine's
+answer model in plain words with its numbers, the chain of checks in the order Volcano ran them and what
+happens next; then the decision trace of one cycle, filterable, and the candidate victims of reclaim and
+preempt with each rule's verdict."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import streamlit as st
 
-from capacity.explain import explain_pod, victim_table
-from capacity.whatif import what_would_change
+from capacity.errors import InputError
+from capacity.explain import victim_table
+from capacity.whatif import what_if
+from ui.answer_view import show_answer, show_session_notes
+from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
 from ui.state import get_workspace
+from ui.text import md_escape
 from ui.views import filter_rows, record_rows, trace_jsonl, why_pending
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
+KIND_LABELS = {"pod": "a pod", "job": "a job (PodGroup)", "queue": "a queue"}
+HEADINGS = {"pod": "Why is this pod pending or evicted?", "job": "Why is this job where it is?",
+            "queue": "What is this queue doing, and why?"}
 
 
 def _what_if(cycle: int, job: str) -> None:
-    """Single changes that would place the job in the cycle after `cycle`, each proven by re-running it."""
-    ws.whatif[(cycle, job)] = what_would_change(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+    """The changes Volcano would accept that place (or, with no pods yet, admit) the job after `cycle`, each proven
+    by re-running it; or that none is needed."""
+    ws.whatif[(cycle, job)] = what_if(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+
+
+def _what_if_offer(cycle: int, job: str) -> None:
+    answer = ws.whatif.get((cycle, job))
+    st.button("What would have to change for it to be placed?", key="whatif_btn", on_click=_what_if, args=(cycle, job),
+              icon=":material/lightbulb:", help="Tries changes Volcano accepts (a queue's quota or weight, room on a "
+              "node) on a copy and re-runs the next cycles; only changes that place the job (or admit a job that has "
+              "no pods yet) are listed")
+    if answer is None:
+        return
+    if answer.changes:
+        if answer.refused_by_enqueue:
+            st.text(f"PodGroup {job} is Pending: enqueue has not admitted it, so the changes include its admission.")
+        st.dataframe([c.as_dict() for c in answer.changes], hide_index=True, key="whatif_table",
+                     column_config={"description": st.column_config.TextColumn(width="large")})
+        _lines_of("Refused by Volcano's queue admission webhook (not proposed)", answer.refused)
+        _lines_of("Only through a compatibility switch's old behaviour (not proposed)", answer.compat_only)
+    else:
+        st.text(answer.render_text())
+
+
+def _lines_of(title: str, lines: list[str]) -> None:
+    if lines:
+        st.markdown(f"**{title}**")
+        for line in lines:
+            st.text(line)
+
+
+def _record_lines(about: list[dict], what: str) -> None:
+    with st.expander(f"Every record of cycle {cycle} about {what}"):
+        if not about:
+            st.text(f"No decision in cycle {cycle} mentions {what}.")
+        for row in about:
+            reason = md_escape(row["reasons"]) if row["reasons"] else "(no reason recorded)"
+            st.markdown(f"- **{md_escape(row['action'])} · {md_escape(row['kind'])}** on {md_escape(row['subject'])} "
+                        f"→ {md_escape(row['verdict'])}{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}: "
+                        f"{reason}")
 
 
 st.title("Decisions")
@@ -32,16 +81,96 @@ cycles = [s.cycle for s in ws.history]
 cycle = st.selectbox("Cycle", cycles, index=len(cycles) - 1, key="decisions_cycle")
 step = ws.step_at(cycle)
 rows = record_rows(step.records, step.before)
+after = ws.cluster_after(cycle)
+evicted = set(step.result.evicted)
 
+# ---- why? ---------------------------------------------------------------------------------------------------
+kind = st.radio("Ask why about", list(KIND_LABELS), format_func=KIND_LABELS.get, horizontal=True,
+                key="answer_kind")
+st.subheader(HEADINGS[kind])
+
+if kind == "pod":
+    subjects = sorted(set(after.pods) | set(step.before.pods))
+    # Pods still waiting after this cycle first, then those evicted in it: those are the ones a user asks about.
+    subjects.sort(key=lambda k: (0 if k in after.pods and not after.pods[k].node_name else 1 if k in evicted else 2,
+                                 k))
+    widget, label = "why_pod", "Pod to explain"
+
+    def _label(k: str) -> str:
+        if k in evicted:
+            return f"{k} (evicted)"
+        return f"{k} (pending)" if k in after.pods and not after.pods[k].node_name else k
+elif kind == "job":
+    jobs = {**step.before.podgroups, **after.podgroups}
+    # Jobs not yet admitted first (Pending: enqueue refused them, or never asked), then the rest by name.
+    subjects = sorted(jobs, key=lambda u: (0 if jobs[u].phase in ("", "Pending") else 1, u))
+    widget, label = "why_job", "Job (PodGroup) to explain"
+    pods_of = Counter(f"{p.namespace}/{p.group}" for p in after.pods.values() if p.group)
+
+    def _label(u: str) -> str:
+        pods = pods_of.get(u, 0)
+        return f"{u} ({jobs[u].phase or 'Pending'}, {pods or 'no'} pod{'' if pods == 1 else 's'})"
+else:
+    queues = after.queues
+    # root first: the top of the tree, answered even when the scenario does not declare it.
+    subjects = [ROOT_QUEUE, *sorted(q for q in queues if q != ROOT_QUEUE)] if queues else []
+    widget, label = "why_queue", "Queue to explain"
+    parents = {q.parent or ROOT_QUEUE for name, q in queues.items() if name != ROOT_QUEUE}
+
+    def _label(q: str) -> str:
+        undeclared = " (not declared)" if q not in queues else ""
+        return f"{q}{undeclared} (has child queues)" if q in parents else q + undeclared
+
+if not subjects:
+    st.text(f"The scenario has no {kind}s.")
+    chosen = None
+else:
+    keep_valid(widget, subjects)
+    chosen = st.selectbox(label, subjects, key=widget, format_func=_label)
+
+if chosen is not None:
+    verbose = kind == "queue" and st.toggle("Every job of the queue, not only the top reasons", key="why_verbose")
+    if kind == "pod" and step.result.binds.get(chosen):
+        st.success(f"`{chosen.replace('`', '')}` was bound to `{step.result.binds[chosen].replace('`', '')}` "
+                   f"in cycle {cycle}.", icon=":material/check_circle:")
+    try:
+        answer = answer_for(ws, cycle, kind, chosen, verbose=verbose, memo=st.session_state)
+    except InputError as err:
+        st.error("The engine cannot answer this:", icon=":material/error:")
+        st.text(str(err))
+    else:
+        show_answer(answer, key="why", verbose=verbose)
+
+    where = after if kind != "pod" or chosen in after.pods else step.before
+    if kind == "pod":
+        pod = where.pods[chosen]
+        job = f"{pod.namespace}/{pod.group}" if pod.group else ""
+        if job and job in where.podgroups and not pod.node_name:
+            _what_if_offer(cycle, job)
+        _record_lines(why_pending(rows, step.before, chosen), f"{chosen}, its job or its queue")
+    elif kind == "job":
+        waiting = [p for p in after.pods.values() if p.group and f"{p.namespace}/{p.group}" == chosen
+                   and not p.node_name]
+        if waiting or after.podgroups.get(chosen) is not None and after.podgroups[chosen].phase in ("", "Pending"):
+            _what_if_offer(cycle, chosen)
+        _record_lines(filter_rows(rows, job=chosen), f"{chosen} or its pods")
+    else:
+        _record_lines([r for r in rows if r["queue"] == chosen or r["subject"] == chosen],
+                      f"queue {chosen} or its jobs")
+
+show_session_notes(cycle_notes(ws, cycle), cycle)
+
+# ---- the whole cycle ----------------------------------------------------------------------------------------
+st.subheader(f"Every decision of cycle {cycle}")
 f1, f2, f3, f4 = st.columns(4)
 actions = f1.multiselect("Action", sorted({r["action"] for r in rows}), key="decisions_actions")
 queue = f2.selectbox("Queue", ["", *sorted({r["queue"] for r in rows if r["queue"]})], key="decisions_queue",
                      format_func=lambda v: v or "(any)")
-job = f3.selectbox("Job", ["", *sorted({r["job"] for r in rows if r["job"]})], key="decisions_job",
-                   format_func=lambda v: v or "(any)")
-pod = f4.selectbox("Pod", ["", *sorted({r["pod"] for r in rows if r["pod"]})], key="decisions_pod",
-                   format_func=lambda v: v or "(any)")
-shown = filter_rows(rows, actions=actions, queue=queue, job=job, pod=pod)
+job_filter = f3.selectbox("Job", ["", *sorted({r["job"] for r in rows if r["job"]})], key="decisions_job",
+                          format_func=lambda v: v or "(any)")
+pod_filter = f4.selectbox("Pod", ["", *sorted({r["pod"] for r in rows if r["pod"]})], key="decisions_pod",
+                          format_func=lambda v: v or "(any)")
+shown = filter_rows(rows, actions=actions, queue=queue, job=job_filter, pod=pod_filter)
 st.caption(f"{len(shown)} of {len(rows)} records of cycle {cycle}")
 st.dataframe(shown, hide_index=True, key="decisions_table",
              column_config={"reasons": st.column_config.TextColumn(width="large")})
@@ -59,56 +188,4 @@ if victims:
     st.dataframe(victims, hide_index=True, key="victims_table")
 else:
     st.markdown(f"No reclaim or preempt victim decision in cycle {cycle} (actions: "
-                f"{', '.join(step.before.conf.actions)}).")
-
-st.subheader("Why is this pod pending or evicted?")
-after = ws.cluster_after(cycle)
-records = [r for s in ws.history if s.cycle <= cycle for r in s.records]
-evicted = set(step.result.evicted)
-pods = sorted(set(after.pods) | set(step.before.pods))
-# Pods still waiting after this cycle first, then those evicted in it: those are the ones a user asks about.
-pods.sort(key=lambda k: (0 if k in after.pods and not after.pods[k].node_name else 1 if k in evicted else 2, k))
-if not pods:
-    st.markdown("The scenario has no pods.")
-    st.stop()
-keep_valid("why_pod", pods)
-chosen = st.selectbox("Pod to explain", pods, key="why_pod",
-                      format_func=lambda k: f"{k} (evicted)" if k in evicted else
-                      f"{k} (pending)" if k in after.pods and not after.pods[k].node_name else k)
-where = after if chosen in after.pods else step.before
-explanation = explain_pod(records, where, chosen)
-bound = step.result.binds.get(chosen)
-if bound:
-    st.success(f"`{chosen}` was bound to `{bound}` in cycle {cycle}.", icon=":material/check_circle:")
-with st.container(border=True, key="why_answer"):
-    st.markdown(f"**{explanation.outcome}**" + (f" in cycle {explanation.cycle}" if explanation.cycle else "")
-                + (f" · rule `{explanation.rule}`" if explanation.rule else ""))
-    st.markdown(explanation.sentence)
-    for quirk in explanation.quirks:
-        st.caption(f"Volcano quirk: {quirk}")
-if explanation.chain:
-    st.caption("The decisions that show it, in the order the cycle made them:")
-    st.dataframe(record_rows(explanation.chain, step.before), hide_index=True, key="why_chain",
-                 column_config={"reasons": st.column_config.TextColumn(width="large")})
-
-pod = where.pods[chosen]
-job = f"{pod.namespace}/{pod.group}" if pod.group else ""
-if job and job in where.podgroups and not pod.node_name:
-    answer = ws.whatif.get((cycle, job))
-    st.button("What would have to change for it to be placed?", key="whatif_btn", on_click=_what_if, args=(cycle, job),
-              icon=":material/lightbulb:", help="Tries single changes (a queue's quota, room on a node) on a copy and "
-              "re-runs the next cycle; only changes that place the job are listed")
-    if answer is not None:
-        if answer:
-            st.dataframe([c.as_dict() for c in answer], hide_index=True, key="whatif_table")
-        else:
-            st.markdown(f"No single change to a queue quota or a node places `{job}` in the next cycle.")
-
-with st.expander(f"Every record of cycle {cycle} about `{chosen}`, its job or its queue"):
-    about = why_pending(rows, step.before, chosen)
-    if not about:
-        st.markdown(f"No decision in cycle {cycle} mentions `{chosen}`, its job or its queue.")
-    for row in about:
-        reason = row["reasons"] or "(no reason recorded)"
-        st.markdown(f"- **{row['action']} · {row['kind']}** on `{row['subject']}` → `{row['verdict']}`"
-                    f"{' by ' + row['plugin'] if row['plugin'] else ''}: {reason}")
+                f"{md_escape(', '.join(step.before.conf.actions))}).")

@@ -22,8 +22,9 @@ st.markdown(
     "- **Treemaps**: the queues' quantities per resource, coloured by share.\n"
     "- **Jobs** and **Nodes**: every job and pod with its queue, status and node; submit jobs, edit nodes.\n"
     "- **Scheduler**: actions, tiers, hierarchy and the compatibility switches for older Volcano behaviour.\n"
-    "- **Decisions**: the decision trace of a cycle, the victims table, and why a pod is pending or evicted.\n"
-    "- **Compare**: the same workload under two configurations, side by side.\n"
+    "- **Decisions**: why a pod, a job (also one with no pods yet) or a queue is where it is, with its numbers and "
+    "the checks in the order Volcano ran them; the decision trace of a cycle and the victims table.\n"
+    "- **Compare**: the same workload under two configurations, side by side, down to each job's enqueue verdict.\n"
     "- **Lint**: configuration mistakes Volcano accepts silently, and what it does about them.\n"
     "- **Lessons**: guided lessons where you predict the next decision before each step."
 )

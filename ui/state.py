@@ -93,8 +93,8 @@ class Workspace:
     notices: dict[str, str] = field(default_factory=dict)
     #: bumped by every accepted edit: forms re-read the cluster when it changes
     revision: int = 0
-    #: cached "what would have to change" answers, per (cycle, job)
-    whatif: dict[tuple[int, str], list[Any]] = field(default_factory=dict)
+    #: cached "what would have to change" answers (capacity.whatif.WhatIf), per (cycle, job)
+    whatif: dict[tuple[int, str], Any] = field(default_factory=dict)
     findings_key: tuple[int, ...] = ()
     #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
     numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)

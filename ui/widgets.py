@@ -5,12 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.state import Problem, Workspace
+from ui.text import md_escape
 
 
 def scenario_caption(ws: Workspace) -> None:
     """Which scenario and which cycle the page shows."""
     after = f"after cycle {ws.cycle}" if ws.cycle else "before the first cycle"
-    st.caption(f"Scenario **{ws.scenario}** · {after}")
+    st.caption(f"Scenario **{md_escape(ws.scenario)}** · {after}")
 
 
 def show_problem(problem: Problem | None, kept: str = "") -> None:
