@@ -19,3 +19,20 @@ def md_escape(text: str) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def md_code(text: str) -> str:
+    """`text` as a Markdown code span: shown literally (no link, image, emphasis or directive inside it).
+
+    The fence is one backtick longer than the longest run of backticks in `text`, so a name containing
+    backticks cannot close it early; line breaks and control characters become spaces.
+    """
+    flat = "".join(" " if ch < " " or ch == "\x7f" else ch for ch in str(text))
+    longest = 0
+    run = 0
+    for ch in flat:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"

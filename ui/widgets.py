@@ -5,11 +5,28 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.state import Problem, Workspace
-from ui.text import md_escape
+from ui.text import md_code, md_escape
+
+
+def use_app_navigation() -> None:
+    """Run the page through `app.py` even when a direct link is the first visit of a fresh server.
+
+    Streamlit treats a `pages/` folder as a legacy multipage app until some session has called
+    `st.navigation`: such a first run executes the page file alone, under a sidebar of lowercase file names
+    ("app", "compare", ...). The flag is process-wide and `st.navigation` clears it, so clearing it here and
+    rerunning makes Streamlit run `app.py`, which opens the same page (page hashes come from the URL path)
+    with the real navigation, title and layout. Later runs see the flag cleared and do nothing.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
 
 
 def scenario_caption(ws: Workspace) -> None:
     """Which scenario and which cycle the page shows."""
+    use_app_navigation()
     after = f"after cycle {ws.cycle}" if ws.cycle else "before the first cycle"
     st.caption(f"Scenario **{md_escape(ws.scenario)}** · {after}")
 
@@ -18,9 +35,10 @@ def show_problem(problem: Problem | None, kept: str = "") -> None:
     """An input error naming object and field, next to the input that caused it."""
     if problem is None:
         return
-    where = " · ".join(f"`{p}`" for p in (problem.obj, problem.field) if p)
+    # Object, field and message quote the input (names, bad values): escaped, so they show as typed.
+    where = " · ".join(md_code(p) for p in (problem.obj, problem.field) if p)
     tail = f"\n\n{kept}" if kept else ""
-    st.error(f"{where}: {problem.message}{tail}", icon=":material/error:")
+    st.error(f"{where}: {md_escape(problem.message)}{tail}", icon=":material/error:")
 
 
 def queue_numbers_picker(ws: Workspace, key: str) -> dict:
