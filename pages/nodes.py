@@ -13,6 +13,7 @@ from capacity.edit import resource_strings
 from capacity.resources import Resource, to_dict
 from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_findings, show_notice, value
 from ui.state import get_workspace
+from ui.text import md_code
 from ui.widgets import scenario_caption, show_problem
 
 ws = get_workspace()
@@ -30,18 +31,18 @@ def _alloc(prefix: str) -> dict[str, str]:
 def _apply(name: str) -> None:
     ws.edit("node_edit", edit.set_node, name, allocatable=_alloc("ne"), unschedulable=bool(value("ne_unschedulable")),
             draft=draft("node_edit", [*(_key("ne", r) for r in RESOURCES), "ne_unschedulable"]),
-            notice=f"Applied the changes to node `{name}`.")
+            notice=f"Applied the changes to node {md_code(name)}.")
 
 
 def _add() -> None:
     name = str(value("na_name")).strip()
     ws.edit("node_add", edit.add_node, name, _alloc("na"), draft=draft("node_add", ["na_name", *(_key("na", r)
-            for r in RESOURCES)]), notice=f"Added node `{name}`.")
+            for r in RESOURCES)]), notice=f"Added node {md_code(name)}.")
 
 
 def _remove() -> None:
     name = value("ne_choice")
-    ws.edit("node_edit", edit.remove_node, name, notice=f"Removed node `{name}`.")
+    ws.edit("node_edit", edit.remove_node, name, notice=f"Removed node {md_code(name)}.")
 
 
 def node_rows() -> list[dict[str, Any]]:
