@@ -13,7 +13,7 @@ from capacity.edit import resource_strings
 from capacity.resources import Resource, to_dict
 from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_findings, show_notice, value
 from ui.state import get_workspace
-from ui.text import md_code
+from ui.text import md_code, md_escape
 from ui.widgets import scenario_caption, show_problem
 
 ws = get_workspace()
@@ -89,7 +89,7 @@ else:
     with st.form("node_edit_form", border=True):
         cols = st.columns(len(RESOURCES))
         for col, r in zip(cols, RESOURCES, strict=True):
-            col.text_input(f"allocatable {r}", key=_key("ne", r), placeholder="none")
+            col.text_input(f"allocatable {md_escape(r)}", key=_key("ne", r), placeholder="none")
         st.checkbox("Unschedulable (cordoned)", key="ne_unschedulable")
         st.form_submit_button("Apply node changes", key="ne_apply", on_click=_apply, args=(choice,), type="primary",
                               icon=":material/check:")
@@ -105,5 +105,5 @@ with st.form("node_add_form", border=True):
     st.text_input("New node name", key="na_name", placeholder="e.g. node-9")
     cols = st.columns(len(RESOURCES))
     for col, r in zip(cols, RESOURCES, strict=True):
-        col.text_input(f"new node {r}", key=_key("na", r), placeholder="110" if r == "pods" else "none")
+        col.text_input(f"new node {md_escape(r)}", key=_key("na", r), placeholder="110" if r == "pods" else "none")
     st.form_submit_button("Add node", key="na_submit", on_click=_add, icon=":material/add:")

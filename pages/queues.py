@@ -53,8 +53,8 @@ def _quota_inputs(prefix: str) -> None:
         cols = st.columns([1, 2, 2, 2])
         cols[0].markdown(f"**{md_escape(r)}**")
         for col, quota in zip(cols[1:], QUOTAS, strict=True):
-            col.text_input(f"{quota} {r}", key=_quota_key(prefix, quota, r), label_visibility="collapsed",
-                           placeholder="unset", help=f"{quota} of {r}: a quantity such as 4, 500m or 8Gi")
+            col.text_input(f"{quota} {md_escape(r)}", key=_quota_key(prefix, quota, r), label_visibility="collapsed",
+                           placeholder="unset", help=f"{quota} of {md_escape(r)}: a quantity such as 4, 500m or 8Gi")
 
 
 # ---- callbacks ---------------------------------------------------------------------------------------
