@@ -13,11 +13,11 @@ import streamlit as st
 from capacity import edit
 from capacity.errors import InputError
 from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
-from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_findings, show_notice, value
+from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_notice, value
 from ui.state import Problem, get_workspace
 from ui.text import md_code
 from ui.views import job_rows, pending_pods, pod_rows, waiting_jobs, why_waiting
-from ui.widgets import scenario_caption, show_problem
+from ui.widgets import scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 FORM_KEYS = ["jf_name", "jf_namespace", "jf_queue", "jf_replicas", "jf_min", "jf_pclass", "jf_preemptable",

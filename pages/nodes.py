@@ -11,10 +11,10 @@ from capacity import edit
 from capacity.charts import describe
 from capacity.edit import resource_strings
 from capacity.resources import Resource, to_dict
-from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_findings, show_notice, value
+from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_notice, value
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
-from ui.widgets import scenario_caption, show_problem
+from ui.widgets import scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 RESOURCES = [*(r for r in resource_names(ws.cluster) if r != "pods"), "pods"]

@@ -21,14 +21,13 @@ from ui.editing import (
     keep_valid,
     resource_names,
     seed_form,
-    show_findings,
     show_notice,
     value,
 )
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
 from ui.views import declared_capabilities, queue_detail_rows
-from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption, show_problem
+from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 RESOURCES = resource_names(ws.cluster)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import streamlit as st
 
+from capacity.lint import Finding
 from ui.state import Problem, Workspace
 from ui.text import md_code, md_escape
 
@@ -39,6 +42,23 @@ def show_problem(problem: Problem | None, kept: str = "") -> None:
     where = " · ".join(md_code(p) for p in (problem.obj, problem.field) if p)
     tail = f"\n\n{kept}" if kept else ""
     st.error(f"{where}: {md_escape(problem.message)}{tail}", icon=":material/error:")
+
+
+def show_findings(findings: Iterable[Finding], *, infos: bool = False) -> None:
+    """Lint findings as error / warning boxes, each naming the field and what Volcano does.
+
+    The same boxes as `ui.editing.show_findings`, with the input shown as text: a finding's message quotes
+    names and values from the dump, so it is escaped (the field and rule go in code spans).
+    """
+    for f in findings:
+        text = (f"{md_code(f.field or f.obj)}: {md_escape(f.message)}\n\n*Volcano:* {md_escape(f.volcano_does)}"
+                f" · {md_code(f.rule)}")
+        if f.severity == "error":
+            st.error(text, icon=":material/error:")
+        elif f.severity == "warning":
+            st.warning(text, icon=":material/warning:")
+        elif infos:
+            st.info(text, icon=":material/info:")
 
 
 def queue_numbers_picker(ws: Workspace, key: str) -> dict:
