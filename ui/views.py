@@ -246,11 +246,18 @@ def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) 
 
 
 def declared_capabilities(cluster: Cluster) -> dict[str, set[str]]:
-    """Per queue, the resources its spec.capability sets (a non-zero amount); the rest are unset: no limit."""
+    """Per queue, the resources its spec.capability sets; the rest are unset: no limit.
+
+    A scalar (GPUs, ...) is set when the spec names it, even as 0 (then nothing may be used); cpu and memory are
+    always present in a Resource, so they count as set when non-zero.
+    """
     out: dict[str, set[str]] = {}
     for name, q in cluster.queues.items():
         cap = q.capability
-        out[name] = {k for k, v in to_dict(cap).items() if v} if cap is not None else set()
+        if cap is None:
+            out[name] = set()
+            continue
+        out[name] = set(cap.scalars) | {k for k, v in (("cpu", cap.cpu), ("memory", cap.memory)) if v}
     return out
 
 
