@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from datetime import datetime
 
 import streamlit as st
@@ -34,9 +36,21 @@ def _remember_load(source: str, size: int | None) -> None:
     }
 
 
+def _guarded(input_key: str, source: str, load: Callable[[], bool]) -> bool:
+    """Run one load; an engine failure other than an input error (a bug) becomes one message naming the file,
+    and the previous scenario stays (the workspace only replaces it after a successful parse)."""
+    try:
+        return load()
+    except Exception:  # a bug in the engine: logged with its traceback on the server, never shown in the browser
+        logging.getLogger(__name__).exception("loading %r failed", source)
+        ws.errors[input_key] = Problem(source, "", "the engine failed while reading this file (an internal error, "
+                                       "logged on the server); nothing was loaded")
+        return False
+
+
 def _load_fixture() -> None:
     name = st.session_state["fixture_choice"]
-    if ws.load_fixture(name):
+    if _guarded("fixture", name, lambda: ws.load_fixture(name)):
         _remember_load("built-in scenario", None)
 
 
@@ -48,8 +62,9 @@ def _load_upload() -> None:
         return  # the file was removed from the uploader: the loaded scenario stays
     data = upload.getvalue()
     conf_text = conf.getvalue().decode("utf-8", errors="replace") if conf is not None else None
-    if ws.load_text(data.decode("utf-8", errors="replace"), name=upload.name, source=upload.name,
-                    input_key="upload", conf_text=conf_text):
+    if _guarded("upload", upload.name, lambda: ws.load_text(
+            data.decode("utf-8", errors="replace"), name=upload.name, source=upload.name, input_key="upload",
+            conf_text=conf_text)):
         _remember_load("upload", len(data))
 
 
@@ -59,8 +74,8 @@ def _load_paste() -> None:
     if not text.strip():
         ws.errors["paste"] = _missing("paste")
         return
-    if ws.load_text(text, name="pasted", source="pasted YAML", input_key="paste",
-                    conf_text=conf if conf.strip() else None):
+    if _guarded("paste", "pasted YAML", lambda: ws.load_text(
+            text, name="pasted", source="pasted YAML", input_key="paste", conf_text=conf if conf.strip() else None)):
         _remember_load("pasted YAML", len(text.encode("utf-8")))
 
 

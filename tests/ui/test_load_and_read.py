@@ -113,3 +113,19 @@ def test_md_code_cannot_be_closed_by_a_name():
     assert md_code("a`b") == "``a`b``"
     assert md_code("``x") == "``` ``x ```"
     assert md_code("two\nlines") == "`two lines`"
+
+
+def test_an_engine_failure_while_loading_is_one_message_and_keeps_the_scenario(monkeypatch):
+    import ui.state
+
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("boom in the engine")
+
+    at = _upload(_scenario(), "cluster.yaml", WAITING)
+    before = _ws(at).cluster
+    monkeypatch.setattr(ui.state, "load_cluster", broken)
+    at = _upload(at, "other.yaml", ONLY_A_POD)
+    assert not at.exception
+    assert _ws(at).cluster is before and _ws(at).scenario == "cluster.yaml"
+    assert len(at.error) == 1 and "`other.yaml`" in at.error[0].value
+    assert "internal error" in at.error[0].value and "boom" not in at.error[0].value
