@@ -125,10 +125,11 @@ with pick:
     st.button("Load scenario", key="load_fixture", on_click=_load_fixture, type="primary")
     show_problem(ws.errors.get("fixture"), _kept())
 with upload:
-    st.file_uploader("Scheduler configuration (optional, choose it first: volcano-scheduler.conf or its "
-                     "ConfigMap)", type=["yaml", "yml", "conf"], key="upload_conf", on_change=_load_upload)
     st.file_uploader("Cluster YAML (kubectl get ... -o yaml, a stream or a kind: List): loaded as soon as chosen",
                      type=["yaml", "yml"], key="upload_cluster", on_change=_load_upload)
+    st.file_uploader("Scheduler configuration (optional: volcano-scheduler.conf or its ConfigMap; choosing it "
+                     "loads the cluster YAML again with it)", type=["yaml", "yml", "conf"], key="upload_conf",
+                     on_change=_load_upload)
     show_problem(ws.errors.get("upload"), _kept())
 with paste:
     st.text_area("Cluster YAML", key="paste_cluster", height=220,

@@ -257,7 +257,7 @@ def declared_capabilities(cluster: Cluster) -> dict[str, set[str]]:
         if cap is None:
             out[name] = set()
             continue
-        out[name] = set(cap.scalars) | {k for k, v in (("cpu", cap.cpu), ("memory", cap.memory)) if v}
+        out[name] = set(cap.scalars or ()) | {k for k, v in (("cpu", cap.cpu), ("memory", cap.memory)) if v}
     return out
 
 

@@ -79,7 +79,7 @@ def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit
         page.set_viewport_size({"width": 1400, "height": 1000})
         for title in PAGES:
             open_page(page, title)
-            page.screenshot(path=str(shots / f"{title.lower()}.png"))
+            page.screenshot(path=str(shots / f"dash-load-{title.lower()}.png"))
     assert outside == [], "the page must not need the internet"
 
 

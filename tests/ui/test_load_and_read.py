@@ -129,3 +129,14 @@ def test_an_engine_failure_while_loading_is_one_message_and_keeps_the_scenario(m
     assert _ws(at).cluster is before and _ws(at).scenario == "cluster.yaml"
     assert len(at.error) == 1 and "`other.yaml`" in at.error[0].value
     assert "internal error" in at.error[0].value and "boom" not in at.error[0].value
+
+
+def test_declared_capabilities_of_a_queue_without_scalars():
+    """A queue added in the editor with cpu and memory only has no scalars at all (None): Queues crashed."""
+    from capacity import edit
+    from ui.state import new_workspace
+    from ui.views import declared_capabilities
+
+    ws = new_workspace()
+    added = edit.add_queue(ws.cluster, "team-new", "research", capability={"cpu": "4", "memory": "8Gi"}).cluster
+    assert declared_capabilities(added)["team-new"] == {"cpu", "memory"}
