@@ -305,9 +305,23 @@ def share_timeline_figure(history: Iterable[tuple[int, QueueNumbers]],
 
 # ---- deserved, allocated and guarantee side by side ---------------------------------------------
 
-#: Marks drawn on each queue's bar: (metric, legend label, marker symbol, colour).
-BAR_MARKS = (("deserved", "deserved", "line-ew", "#111"), ("guarantee", "guarantee", "triangle-up", "#2a9d8f"),
-             ("capability", "capability", "line-ew-open", "#d62728"))
+#: Marks drawn on each queue's bar: (metric, legend label, marker symbol, size, colour); deserved drawn last, on top.
+BAR_MARKS = (("capability", "capability", "line-ew-open", 60, "#d62728"),
+             ("guarantee", "guarantee", "triangle-up", 12, "#2a9d8f"),
+             ("deserved", "deserved", "line-ew-open", 44, "#111"))
+
+
+def axis_unit(resource: str, styles: Styles = None) -> tuple[float, str]:
+    """(divisor, unit) to draw `resource`'s internal amounts on an axis in the units a user writes."""
+    if resource == "cpu":
+        return 1000.0, "cores"
+    if resource == "memory":
+        return (1e9, "GB") if styles and styles.get("memory") == "decimal" else (float(2**30), "GiB")
+    if resource == "pods":
+        return 1.0, "pods"
+    if resource == "ephemeral-storage" or resource.startswith("hugepages-"):
+        return 1000.0 * 2**30, "GiB"
+    return 1000.0, "count"  # scalars are milli-units
 
 
 def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None) -> go.Figure:
@@ -316,6 +330,8 @@ def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None
     order = _preorder(queues)
     names = [n for n, _ in order]
     labels = [safe(("· " * depth) + n) for n, depth in order]
+
+    scale, unit = axis_unit(resource, styles)
 
     def amount(name: str, metric: str) -> float:
         return float((queues[name].get(metric) or {}).get(resource, 0.0))
@@ -330,26 +346,28 @@ def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None
     hover = [f"{labels[i]}<br>allocated: {shown(alloc[i])}<br>deserved: {shown(deserved[i])}"
              f"<br>borrowed (above deserved): {shown(borrowed[i])}" for i in range(len(names))]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=within, name="allocated (within deserved)", marker_color="#4c78a8",
+    fig.add_trace(go.Bar(x=labels, y=[v / scale for v in within], name="allocated (within deserved)",
+                         marker_color="#4c78a8",
                          text=hover, hovertemplate="%{text}<extra></extra>", textposition="none"))
-    fig.add_trace(go.Bar(x=labels, y=borrowed, name="borrowed (allocated above deserved)", marker_color="#f58518",
+    fig.add_trace(go.Bar(x=labels, y=[v / scale for v in borrowed], name="borrowed (allocated above deserved)",
+                         marker_color="#f58518",
                          text=hover, hovertemplate="%{text}<extra></extra>", textposition="none"))
-    for metric, label, symbol, colour in BAR_MARKS:
+    for metric, label, symbol, size, colour in BAR_MARKS:
         xs, ys, texts = [], [], []
         for i, n in enumerate(names):
             v = amount(n, metric)
-            if metric not in queues[n] or is_unlimited(v):
-                continue
+            if metric not in queues[n] or is_unlimited(v) or (metric == "guarantee" and v == 0):
+                continue  # no limit, or no guarantee: nothing to mark
             xs.append(labels[i])
-            ys.append(v)
+            ys.append(v / scale)
             texts.append(f"{labels[i]}<br>{label}: {shown(v)}")
         fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=label, text=texts,
                                  hovertemplate="%{text}<extra></extra>",
-                                 marker={"symbol": symbol, "size": 26 if symbol.startswith("line") else 11,
-                                         "color": colour, "line": {"width": 3, "color": colour}}))
+                                 marker={"symbol": symbol, "size": size, "color": colour,
+                                         "line": {"width": 4 if metric == "deserved" else 2, "color": colour}}))
     fig.update_layout(barmode="stack", height=420, margin={"t": 40, "b": 80, "l": 60, "r": 10},
                       title={"text": safe(f"allocated against deserved, guarantee and capability · {resource}"),
                              "x": 0.01, "font": {"size": 14}},
-                      yaxis={"title": {"text": safe(resource)}, "rangemode": "tozero"},
+                      yaxis={"title": {"text": safe(f"{resource} ({unit})")}, "rangemode": "tozero"},
                       legend={"orientation": "h", "y": -0.3})
     return fig

@@ -80,6 +80,20 @@ def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit
         for title in PAGES:
             open_page(page, title)
             page.screenshot(path=str(shots / f"dash-load-{title.lower()}.png"))
+        # The side-by-side bars on a scenario with many queues: the built-in default after one cycle.
+        open_page(page, "Scenario")
+        page.get_by_role("button", name="Load scenario", exact=True).click()
+        expect(page.get_by_text("Loaded scenario: default")).to_be_visible()
+        wait_for_app_idle(page)
+        open_page(page, "Simulate")
+        page.get_by_role("button", name="Step one cycle").click()
+        expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()
+        wait_for_app_idle(page)
+        open_page(page, "Queues")
+        page.get_by_role("heading", name="Deserved, allocated and guarantee side by side").evaluate(
+            "e => e.scrollIntoView({block: 'start'})")
+        wait_for_app_idle(page)
+        page.screenshot(path=str(shots / "dash-load-queues-bars-default.png"))
     assert outside == [], "the page must not need the internet"
 
 

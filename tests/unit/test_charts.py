@@ -211,9 +211,10 @@ def test_queue_bars_show_borrowing_and_the_marks():
     labels = list(within.x)
     assert labels == ["root", "· c", "· team", "· · a", "· · b"]  # tree order, depth shown
     a = labels.index("· · a")
-    assert within.y[a] == 2000 and borrowed.y[a] == 1000  # a: allocated 3 > deserved 2, 1 cpu borrowed
-    assert sum(borrowed.y) == 1000
-    assert dict(zip(by_name["deserved"].x, by_name["deserved"].y, strict=True))["· · a"] == 2000
+    assert within.y[a] == 2 and borrowed.y[a] == 1  # a: allocated 3 > deserved 2 cores, 1 core borrowed
+    assert sum(borrowed.y) == 1
+    assert dict(zip(by_name["deserved"].x, by_name["deserved"].y, strict=True))["· · a"] == 2
+    assert fig.layout.yaxis.title.text == "cpu (cores)"
     assert "root" not in by_name["capability"].x  # unlimited: no mark
     assert "borrowed (above deserved): 1" in borrowed.text[a]
 
