@@ -326,7 +326,7 @@ def axis_unit(resource: str, styles: Styles = None) -> tuple[float, str]:
 
 def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None) -> go.Figure:
     """Per queue on one resource: allocated as a bar (the part above deserved, i.e. borrowed, in its own
-    colour), with deserved, guarantee and capability marked on it. Unlimited (∞) capability is not marked."""
+    colour), with deserved, guarantee and capability marked on it; no mark for no limit (∞) or no guarantee."""
     order = _preorder(queues)
     names = [n for n, _ in order]
     labels = [safe(("· " * depth) + n) for n, depth in order]
