@@ -29,5 +29,8 @@ if tm.empty:
     st.info(f"Every queue's {metric} on {md_escape(resource)} is zero: there is nothing to draw.",
             icon=":material/info:")
 st.plotly_chart(tm.figure, key="treemap", width="stretch")
-st.caption("Tile size: the quantity; colour: the queue's share (allocated / deserved on its dominant dimension, "
+when = st.session_state.get("treemaps_numbers", 0)
+st.caption(("Numbers at the opening of the next session. " if not when else
+            f"Numbers at the end of cycle {when}, as it closed. ") +
+           "Tile size: the quantity; colour: the queue's share (allocated / deserved on its dominant dimension, "
            "1 = at deserved). Hover a tile for the exact value.")
