@@ -2,11 +2,17 @@
 
 The input is the per-queue summary the queue plugin reports (`CycleResult.queues`: for each queue
 `deserved`, `allocated`, `realCapability`, `capability`, `guarantee` as `to_dict` values, `share` and
-`parent`). Figures only arrange those numbers; hover texts show them exactly, in Kubernetes units.
+`parent`). Figures only arrange those numbers; hover texts show them exactly, in Kubernetes units
+(in the input's own style when the caller passes the cluster's `unit_styles`).
+
+Names come from the user's input and Plotly renders an HTML subset in labels, hover texts, legends and
+titles: every input string goes through `safe` (HTML-escaped), and none is put into a template
+(`texttemplate`/`hovertemplate` only reference data fields).
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +30,14 @@ TABLE_METRICS = ("deserved", "allocated", "capability", "guarantee", "realCapabi
 SHARE_COLORSCALE = "RdBu_r"
 
 QueueNumbers = Mapping[str, Mapping[str, Any]]
+Styles = Mapping[str, str] | None
+#: How a queue's capability reads for a resource its spec leaves out (Volcano applies no limit there).
+UNSET = "unset (no limit)"
+
+
+def safe(text: object) -> str:
+    """`text` from the input as Plotly shows it literally: `<`, `>`, `&` and quotes escaped."""
+    return html.escape(str(text), quote=True)
 
 
 def is_unlimited(amount: float) -> bool:
@@ -31,13 +45,32 @@ def is_unlimited(amount: float) -> bool:
     return amount >= SCALAR_INFINITY
 
 
-def describe(values: Mapping[str, float] | None, *, skip: Iterable[str] = ("pods",)) -> str:
-    """A resource dict as a user writes it: ``"cpu 8, memory 64Gi, nvidia.com/gpu 2"``."""
+def describe(values: Mapping[str, float] | None, *, skip: Iterable[str] = ("pods",), styles: Styles = None,
+             unset: Iterable[str] = ()) -> str:
+    """A resource dict as a user writes it: ``"cpu 8, memory 64Gi, nvidia.com/gpu 2"``.
+
+    `styles`: the input's unit style per resource (Cluster.unit_styles), so 4G reads 4G, not 3906250Ki.
+    `unset`: resources whose 0 means "not set" (a capability the queue's spec leaves out): written `UNSET`.
+    """
     if not values:
         return "-"
     skipped = set(skip)
-    parts = [f"{k} {format_resource_value(k, v)}" for k, v in values.items() if k not in skipped]
+    blank = set(unset)
+    parts = [f"{k} {UNSET if k in blank and v == 0 else format_resource_value(k, v, styles)}"
+             for k, v in values.items() if k not in skipped]
     return ", ".join(parts) or "-"
+
+
+def unset_capabilities(queues: QueueNumbers, declared: Mapping[str, Iterable[str]] | None) -> dict[str, set[str]]:
+    """Per queue, the resources of its reported capability that its spec does not set (`declared`: the
+    resource names each queue's spec.capability lists; None: nothing is known, nothing is called unset)."""
+    if declared is None:
+        return {}
+    out: dict[str, set[str]] = {}
+    for name, numbers in queues.items():
+        if name in declared:
+            out[name] = set(numbers.get("capability") or {}) - set(declared[name])
+    return out
 
 
 def resource_names(queues: QueueNumbers) -> list[str]:
@@ -83,15 +116,21 @@ def _preorder(queues: QueueNumbers) -> list[tuple[str, int]]:
 # ---- queue table --------------------------------------------------------------------------------
 
 
-def queue_rows(queues: QueueNumbers) -> list[dict[str, Any]]:
-    """One row per queue (tree order) with the table's metrics written out exactly."""
+def queue_rows(queues: QueueNumbers, styles: Styles = None,
+               declared: Mapping[str, Iterable[str]] | None = None) -> list[dict[str, Any]]:
+    """One row per queue (tree order) with the table's metrics written out exactly.
+
+    `declared`: each queue's spec.capability resource names; a capability its spec leaves out reads `UNSET`.
+    """
+    unset = unset_capabilities(queues, declared)
     rows = []
     for name, depth in _preorder(queues):
         numbers = queues[name]
         row: dict[str, Any] = {"queue": name, "parent": _parent_of(name, queues), "depth": depth,
                                "share": float(numbers.get("share", 0.0))}
         for metric in TABLE_METRICS:
-            row[metric] = describe(numbers.get(metric))
+            row[metric] = describe(numbers.get(metric), styles=styles,
+                                   unset=unset.get(name, ()) if metric == "capability" else ())
         rows.append(row)
     return rows
 
@@ -99,7 +138,7 @@ def queue_rows(queues: QueueNumbers) -> list[dict[str, Any]]:
 # ---- queue tree ---------------------------------------------------------------------------------
 
 
-def queue_tree_figure(queues: QueueNumbers) -> go.Figure:
+def queue_tree_figure(queues: QueueNumbers, styles: Styles = None) -> go.Figure:
     """The queue hierarchy as a top-down tree, nodes coloured by share, numbers on hover."""
     order = _preorder(queues)
     kids = _children(queues)
@@ -128,12 +167,12 @@ def queue_tree_figure(queues: QueueNumbers) -> go.Figure:
             edge_y += [-depth[parent], -depth[name], None]
     names = [name for name, _ in order]
     shares = [float(queues[n].get("share", 0.0)) for n in names]
-    hover = [_queue_hover(n, queues[n]) for n in names]
+    hover = [_queue_hover(n, queues[n], styles) for n in names]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#999", "width": 1.5},
                              hoverinfo="skip", showlegend=False))
     fig.add_trace(go.Scatter(
-        x=[x[n] for n in names], y=[-depth[n] for n in names], mode="markers+text", text=names,
+        x=[x[n] for n in names], y=[-depth[n] for n in names], mode="markers+text", text=[safe(n) for n in names],
         textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False, name="queues",
         marker={"size": 26, "color": shares, "colorscale": SHARE_COLORSCALE, "cmin": 0.0,
                 "cmax": max(2.0, *shares) if shares else 2.0, "cmid": 1.0,
@@ -149,9 +188,10 @@ def queue_tree_figure(queues: QueueNumbers) -> go.Figure:
     return fig
 
 
-def _queue_hover(name: str, numbers: Mapping[str, Any]) -> str:
-    lines = [f"<b>{name}</b>", f"share: {float(numbers.get('share', 0.0)):.4g}"]
-    lines += [f"{metric}: {describe(numbers.get(metric))}" for metric in TABLE_METRICS if metric in numbers]
+def _queue_hover(name: str, numbers: Mapping[str, Any], styles: Styles = None) -> str:
+    lines = [f"<b>{safe(name)}</b>", f"share: {float(numbers.get('share', 0.0)):.4g}"]
+    lines += [f"{metric}: {safe(describe(numbers.get(metric), styles=styles))}" for metric in TABLE_METRICS
+              if metric in numbers]
     return "<br>".join(lines)
 
 
@@ -174,7 +214,7 @@ class Treemap:
     empty: bool = False
 
 
-def treemap(queues: QueueNumbers, metric: str, resource: str) -> Treemap:
+def treemap(queues: QueueNumbers, metric: str, resource: str, styles: Styles = None) -> Treemap:
     """One treemap: tiles sized by `metric` on `resource`, coloured by queue share, exact on hover."""
     order = _preorder(queues)
     kids = _children(queues)
@@ -198,33 +238,34 @@ def treemap(queues: QueueNumbers, metric: str, resource: str) -> Treemap:
         branchvalues = "total"
         values = [own[n] for n in names]
     shares = [float(queues[n].get("share", 0.0)) for n in names]
-    custom = [[format_resource_value(resource, own[n]), f"{shares[i]:.4g}",
-               format_resource_value(resource, total[n])] for i, n in enumerate(names)]
+    what = safe(f"{metric} {resource}")
+    custom = [[safe(format_resource_value(resource, own[n], styles)), f"{shares[i]:.4g}",
+               safe(format_resource_value(resource, total[n], styles)), what] for i, n in enumerate(names)]
     fig = go.Figure(go.Treemap(
-        ids=names, labels=names, parents=[_parent_of(n, queues) for n in names], values=values,
+        ids=names, labels=[safe(n) for n in names], parents=[_parent_of(n, queues) for n in names], values=values,
         branchvalues=branchvalues, customdata=custom, sort=False,
         texttemplate="<b>%{label}</b><br>%{customdata[0]}",
-        hovertemplate=(f"<b>%{{label}}</b><br>{metric} {resource}: %{{customdata[0]}}"
+        hovertemplate=("<b>%{label}</b><br>%{customdata[3]}: %{customdata[0]}"
                        "<br>share: %{customdata[1]}<br>tile: %{customdata[2]}<extra></extra>"),
         marker={"colors": shares, "colorscale": SHARE_COLORSCALE, "cmin": 0.0,
                 "cmax": max(2.0, *shares) if shares else 2.0, "cmid": 1.0,
                 "colorbar": {"title": {"text": "share"}}},
     ))
     fig.update_layout(height=460, margin={"t": 30, "b": 10, "l": 10, "r": 10},
-                      title={"text": f"{metric} · {resource}", "x": 0.01})
+                      title={"text": safe(f"{metric} · {resource}"), "x": 0.01})
     empty = not any(total[n] > 0 for n in names)
     return Treemap(fig, branchvalues, overflow, unlimited, empty)
 
 
-def overflow_message(tm: Treemap, queues: QueueNumbers, metric: str, resource: str) -> str:
+def overflow_message(tm: Treemap, queues: QueueNumbers, metric: str, resource: str, styles: Styles = None) -> str:
     """What to tell the user when the treemap could not use branchvalues="total"."""
     parts = []
     for name in tm.overflow:
         kids = [k for k in queues if _parent_of(k, queues) == name]
         below = sum(float((queues[k].get(metric) or {}).get(resource, 0.0)) for k in kids)
         mine = float((queues[name].get(metric) or {}).get(resource, 0.0))
-        parts.append(f"{name} ({format_resource_value(resource, mine)} < children "
-                     f"{format_resource_value(resource, below)})")
+        parts.append(f"{name} ({format_resource_value(resource, mine, styles)} < children "
+                     f"{format_resource_value(resource, below, styles)})")
     text = ""
     if parts:
         text = (f"The children's {metric} on {resource} exceed their parent's for " + "; ".join(parts)
@@ -239,18 +280,94 @@ def overflow_message(tm: Treemap, queues: QueueNumbers, metric: str, resource: s
 # ---- history ------------------------------------------------------------------------------------
 
 
+#: What the history chart's points are: the capacity plugin's share as a cycle closed. Pages showing "now"
+#: numbers show the share as the next session opens (jobs that finished or were evicted are gone by then).
+SHARE_TIMELINE_TITLE = "Share at the end of each cycle (as the cycle closed, before the next session opens)"
+
+
 def share_timeline_figure(history: Iterable[tuple[int, QueueNumbers]],
                           queues: Iterable[str] | None = None) -> go.Figure:
-    """Queue share after each cycle: one line per queue, x = cycle number."""
+    """Queue share at the end of each cycle: one line per queue, x = cycle number."""
     points = list(history)
     wanted = list(queues) if queues is not None else sorted({q for _, numbers in points for q in numbers})
     fig = go.Figure()
     for name in wanted:
         xs = [cycle for cycle, numbers in points if name in numbers]
         ys = [float(numbers[name].get("share", 0.0)) for _, numbers in points if name in numbers]
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=name,
-                                 hovertemplate=f"{name}<br>cycle %{{x}}<br>share %{{y:.4g}}<extra></extra>"))
-    fig.update_layout(height=360, margin={"t": 30, "b": 40, "l": 50, "r": 10},
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines+markers", name=safe(name), text=[safe(name)] * len(xs),
+                                 hovertemplate="%{text}<br>share at the end of cycle %{x}: %{y:.4g}<extra></extra>"))
+    fig.update_layout(height=380, margin={"t": 40, "b": 40, "l": 50, "r": 10},
+                      title={"text": SHARE_TIMELINE_TITLE, "x": 0.01, "font": {"size": 14}},
                       xaxis={"title": {"text": "cycle"}, "dtick": 1}, yaxis={"title": {"text": "share"}},
                       legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+# ---- deserved, allocated and guarantee side by side ---------------------------------------------
+
+#: Marks drawn on each queue's bar: (metric, legend label, marker symbol, size, colour); deserved drawn last, on top.
+BAR_MARKS = (("capability", "capability", "line-ew-open", 60, "#d62728"),
+             ("guarantee", "guarantee", "triangle-up", 12, "#2a9d8f"),
+             ("deserved", "deserved", "line-ew-open", 44, "#111"))
+
+
+def axis_unit(resource: str, styles: Styles = None) -> tuple[float, str]:
+    """(divisor, unit) to draw `resource`'s internal amounts on an axis in the units a user writes."""
+    if resource == "cpu":
+        return 1000.0, "cores"
+    if resource == "memory":
+        return (1e9, "GB") if styles and styles.get("memory") == "decimal" else (float(2**30), "GiB")
+    if resource == "pods":
+        return 1.0, "pods"
+    if resource == "ephemeral-storage" or resource.startswith("hugepages-"):
+        return 1000.0 * 2**30, "GiB"
+    return 1000.0, "count"  # scalars are milli-units
+
+
+def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None) -> go.Figure:
+    """Per queue on one resource: allocated as a bar (the part above deserved, i.e. borrowed, in its own
+    colour), with deserved, guarantee and capability marked on it; no mark for no limit (∞) or no guarantee."""
+    order = _preorder(queues)
+    names = [n for n, _ in order]
+    labels = [safe(("· " * depth) + n) for n, depth in order]
+
+    scale, unit = axis_unit(resource, styles)
+
+    def amount(name: str, metric: str) -> float:
+        return float((queues[name].get(metric) or {}).get(resource, 0.0))
+
+    def shown(v: float) -> str:
+        return safe(format_resource_value(resource, v, styles))
+
+    alloc = [amount(n, "allocated") for n in names]
+    deserved = [amount(n, "deserved") for n in names]
+    within = [min(a, d) for a, d in zip(alloc, deserved, strict=True)]
+    borrowed = [max(a - d, 0.0) for a, d in zip(alloc, deserved, strict=True)]
+    hover = [f"{labels[i]}<br>allocated: {shown(alloc[i])}<br>deserved: {shown(deserved[i])}"
+             f"<br>borrowed (above deserved): {shown(borrowed[i])}" for i in range(len(names))]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=labels, y=[v / scale for v in within], name="allocated (within deserved)",
+                         marker_color="#4c78a8",
+                         text=hover, hovertemplate="%{text}<extra></extra>", textposition="none"))
+    fig.add_trace(go.Bar(x=labels, y=[v / scale for v in borrowed], name="borrowed (allocated above deserved)",
+                         marker_color="#f58518",
+                         text=hover, hovertemplate="%{text}<extra></extra>", textposition="none"))
+    for metric, label, symbol, size, colour in BAR_MARKS:
+        xs, ys, texts = [], [], []
+        for i, n in enumerate(names):
+            v = amount(n, metric)
+            if metric not in queues[n] or is_unlimited(v) or (metric == "guarantee" and v == 0):
+                continue  # no limit, or no guarantee: nothing to mark
+            xs.append(labels[i])
+            ys.append(v / scale)
+            texts.append(f"{labels[i]}<br>{label}: {shown(v)}")
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="markers", name=label, text=texts,
+                                 hovertemplate="%{text}<extra></extra>",
+                                 marker={"symbol": symbol, "size": size, "color": colour,
+                                         "line": {"width": 4 if metric == "deserved" else 2, "color": colour}}))
+    fig.update_layout(barmode="stack", height=420, margin={"t": 40, "b": 80, "l": 60, "r": 10},
+                      title={"text": safe(f"allocated against deserved, guarantee and capability · {resource}"),
+                             "x": 0.01, "font": {"size": 14}},
+                      yaxis={"title": {"text": safe(f"{resource} ({unit})")}, "rangemode": "tozero"},
+                      legend={"orientation": "h", "y": -0.3})
     return fig

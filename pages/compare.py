@@ -117,7 +117,8 @@ if "error" in stored:
     st.stop()
 cmp: Comparison = stored["result"]
 if (stored["scenario"], stored["cycle"]) != (ws.scenario, ws.cycle):
-    st.warning(f"Computed on scenario {stored['scenario']} after cycle {stored['cycle']}; the workspace has changed "
+    st.warning(f"Computed on scenario {md_escape(stored['scenario'])} after cycle {stored['cycle']}; "
+               "the workspace has changed "
                "since. Press Compare again.", icon=":material/warning:")
 st.caption(f"{cmp.cycles} cycle(s) each · {cmp.differences} difference(s)"
            + (" · identical outcomes" if cmp.identical else ""))
@@ -125,7 +126,7 @@ st.caption(f"{cmp.cycles} cycle(s) each · {cmp.differences} difference(s)"
 numbers = cmp.a.queues_next or cmp.b.queues_next
 metric = st.radio("Treemap quantity", TREEMAP_METRICS, index=1, horizontal=True, key="cmp_metric")
 resource = st.radio("Resource", resource_names({**cmp.a.queues_next, **cmp.b.queues_next}) if numbers else ["cpu"],
-                    horizontal=True, key="cmp_resource")
+                    horizontal=True, key="cmp_resource", format_func=md_escape)
 col_a, col_b = st.columns(2)
 with col_a:
     _side_outcome(cmp.a, metric, resource, "a")

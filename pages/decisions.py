@@ -59,7 +59,7 @@ def _lines_of(title: str, lines: list[str]) -> None:
 
 
 def _record_lines(about: list[dict], what: str) -> None:
-    with st.expander(f"Every record of cycle {cycle} about {what}"):
+    with st.expander(f"Every record of cycle {cycle} about {md_escape(what)}"):
         if not about:
             st.text(f"No decision in cycle {cycle} mentions {what}.")
         for row in about:

@@ -13,10 +13,11 @@ import streamlit as st
 from capacity import edit
 from capacity.errors import InputError
 from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
-from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_findings, show_notice, value
+from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_notice, value
 from ui.state import Problem, get_workspace
-from ui.views import job_rows, pod_rows
-from ui.widgets import scenario_caption, show_problem
+from ui.text import md_code
+from ui.views import job_rows, pending_pods, pod_rows, waiting_jobs, why_waiting
+from ui.widgets import scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 FORM_KEYS = ["jf_name", "jf_namespace", "jf_queue", "jf_replicas", "jf_min", "jf_pclass", "jf_preemptable",
@@ -39,7 +40,8 @@ def _submit() -> None:
         ws.notices.pop("job_form", None)
         return
     ws.edit("job_form", edit.add_job, pg, pods, draft=kept,
-            notice=f"Submitted job `{pg.uid}` ({len(pods)} pod{'s' if len(pods) > 1 else ''}) to queue `{pg.queue}`.")
+            notice=f"Submitted job {md_code(pg.uid)} ({len(pods)} pod{'s' if len(pods) > 1 else ''}) "
+                   f"to queue {md_code(pg.queue)}.")
 
 
 def _generate() -> None:
@@ -56,7 +58,7 @@ def _generate() -> None:
 
 def _delete() -> None:
     uid = value("jd_choice")
-    ws.edit("job_delete", edit.remove_job, uid, notice=f"Deleted job `{uid}` and its pods.")
+    ws.edit("job_delete", edit.remove_job, uid, notice=f"Deleted job {md_code(uid)} and its pods.")
 
 st.title("Jobs")
 scenario_caption(ws)
@@ -69,6 +71,41 @@ if queue != "(all)":
     jobs = [row for row in jobs if row["queue"] == queue]
     pods = [row for row in pods if row["queue"] == queue]
 
+#: At most this many pods get a line of their own (a gang's pods mostly share their job's answer).
+MAX_POD_LINES = 20
+
+
+def _why_lines(whys: list, noun: str) -> None:
+    for why in whys:
+        if why.sentence:
+            st.text(f"{noun} {why.name} ({why.outcome}): {why.sentence}")
+        else:
+            st.text(f"{noun} {why.name}: added after cycle {ws.cycle}; step a cycle to hear why it waits.")
+
+
+def _why_waiting() -> None:
+    """Each waiting job and pod with the answer model's sentence, readable without opening a table cell."""
+    st.subheader("Why are they waiting?")
+    job_names = [uid for uid in waiting_jobs(ws.cluster) if queue == "(all)" or
+                 ws.cluster.podgroups[uid].queue == queue]
+    pod_names = [key for key in pending_pods(ws.cluster) if key in {row["pod"] for row in pods}]
+    if not job_names and not pod_names:
+        st.caption("No job or pod is waiting.")
+        return
+    if not ws.cycle:
+        st.info("No cycle has run yet: the scheduler has not decided anything. Step a cycle on the Simulate page "
+                "and come back to read why each job and pod waits.", icon=":material/info:")
+        st.page_link("pages/simulate.py", label="Simulate: run cycles", icon=":material/play_circle:")
+        return
+    st.caption(f"After cycle {ws.cycle}, in the engine's words (the Decisions page has the full chain of checks).")
+    with st.container(key="jobs_why"):
+        _why_lines(why_waiting(ws, job_names, "job", memo=st.session_state), "Job")
+        _why_lines(why_waiting(ws, pod_names[:MAX_POD_LINES], "pod", memo=st.session_state), "Pod")
+        if len(pod_names) > MAX_POD_LINES:
+            st.caption(f"… and {len(pod_names) - MAX_POD_LINES} more waiting pods (Decisions answers each).")
+
+
+_why_waiting()
 st.subheader(f"Jobs ({len(jobs)})")
 st.dataframe(jobs, hide_index=True, key="jobs_table")
 st.subheader(f"Pods ({len(pods)})")

@@ -8,9 +8,10 @@ import streamlit as st
 from capacity.lessons import Lesson, label, lesson_ids, load_lesson
 from ui.lessons import progress_for, reset, run_for, state_tables
 from ui.state import get_workspace
-from ui.widgets import show_problem
+from ui.widgets import show_problem, use_app_navigation
 
 ws = get_workspace()
+use_app_navigation()  # a direct link on a fresh server still gets the app's navigation
 CURRENT_KEY = "lesson_current"
 
 

@@ -11,9 +11,10 @@ from capacity import edit
 from capacity.charts import describe
 from capacity.edit import resource_strings
 from capacity.resources import Resource, to_dict
-from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_findings, show_notice, value
+from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_notice, value
 from ui.state import get_workspace
-from ui.widgets import scenario_caption, show_problem
+from ui.text import md_code, md_escape
+from ui.widgets import scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 RESOURCES = [*(r for r in resource_names(ws.cluster) if r != "pods"), "pods"]
@@ -30,18 +31,18 @@ def _alloc(prefix: str) -> dict[str, str]:
 def _apply(name: str) -> None:
     ws.edit("node_edit", edit.set_node, name, allocatable=_alloc("ne"), unschedulable=bool(value("ne_unschedulable")),
             draft=draft("node_edit", [*(_key("ne", r) for r in RESOURCES), "ne_unschedulable"]),
-            notice=f"Applied the changes to node `{name}`.")
+            notice=f"Applied the changes to node {md_code(name)}.")
 
 
 def _add() -> None:
     name = str(value("na_name")).strip()
     ws.edit("node_add", edit.add_node, name, _alloc("na"), draft=draft("node_add", ["na_name", *(_key("na", r)
-            for r in RESOURCES)]), notice=f"Added node `{name}`.")
+            for r in RESOURCES)]), notice=f"Added node {md_code(name)}.")
 
 
 def _remove() -> None:
     name = value("ne_choice")
-    ws.edit("node_edit", edit.remove_node, name, notice=f"Removed node `{name}`.")
+    ws.edit("node_edit", edit.remove_node, name, notice=f"Removed node {md_code(name)}.")
 
 
 def node_rows() -> list[dict[str, Any]]:
@@ -88,7 +89,7 @@ else:
     with st.form("node_edit_form", border=True):
         cols = st.columns(len(RESOURCES))
         for col, r in zip(cols, RESOURCES, strict=True):
-            col.text_input(f"allocatable {r}", key=_key("ne", r), placeholder="none")
+            col.text_input(f"allocatable {md_escape(r)}", key=_key("ne", r), placeholder="none")
         st.checkbox("Unschedulable (cordoned)", key="ne_unschedulable")
         st.form_submit_button("Apply node changes", key="ne_apply", on_click=_apply, args=(choice,), type="primary",
                               icon=":material/check:")
@@ -104,5 +105,5 @@ with st.form("node_add_form", border=True):
     st.text_input("New node name", key="na_name", placeholder="e.g. node-9")
     cols = st.columns(len(RESOURCES))
     for col, r in zip(cols, RESOURCES, strict=True):
-        col.text_input(f"new node {r}", key=_key("na", r), placeholder="110" if r == "pods" else "none")
+        col.text_input(f"new node {md_escape(r)}", key=_key("na", r), placeholder="110" if r == "pods" else "none")
     st.form_submit_button("Add node", key="na_submit", on_click=_add, icon=":material/add:")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 from capacity import edit
-from capacity.charts import queue_rows, queue_tree_figure
+from capacity.charts import queue_bars_figure, queue_rows, queue_tree_figure
+from capacity.charts import resource_names as numbers_resources
 from capacity.edit import QUOTAS, ROOT, resource_strings
 from ui.editing import (
     badge,
@@ -20,14 +21,14 @@ from ui.editing import (
     keep_valid,
     resource_names,
     seed_form,
-    show_findings,
     show_fix,
     show_notice,
     value,
 )
 from ui.state import get_workspace
-from ui.views import queue_detail_rows
-from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption, show_problem
+from ui.text import md_code, md_escape
+from ui.views import declared_capabilities, queue_detail_rows
+from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 RESOURCES = resource_names(ws.cluster)
@@ -50,10 +51,10 @@ def _quota_inputs(prefix: str) -> None:
         col.markdown(f"**{quota}**")
     for r in RESOURCES:
         cols = st.columns([1, 2, 2, 2])
-        cols[0].markdown(f"`{r}`")
+        cols[0].markdown(f"**{md_escape(r)}**")
         for col, quota in zip(cols[1:], QUOTAS, strict=True):
-            col.text_input(f"{quota} {r}", key=_quota_key(prefix, quota, r), label_visibility="collapsed",
-                           placeholder="unset", help=f"{quota} of {r}: a quantity such as 4, 500m or 8Gi")
+            col.text_input(f"{quota} {md_escape(r)}", key=_quota_key(prefix, quota, r), label_visibility="collapsed",
+                           placeholder="unset", help=f"{quota} of {md_escape(r)}: a quantity such as 4, 500m or 8Gi")
 
 
 # ---- callbacks ---------------------------------------------------------------------------------------
@@ -65,26 +66,27 @@ EDIT_KEYS = ["qe_parent", "qe_weight", "qe_priority", "qe_reclaimable", "qe_stat
 def _add() -> None:
     name = str(value("qa_name")).strip()
     ws.edit("queue_add", edit.add_queue, name, value("qa_parent") or "", weight=value("qa_weight"),
-            draft=draft("queue_add", ADD_KEYS), notice=f"Added queue `{name}`.", **_quotas("qa"))
+            draft=draft("queue_add", ADD_KEYS), notice=f"Added queue {md_code(name)}.", **_quotas("qa"))
 
 
 def _apply(name: str) -> None:
     ws.edit("queue_edit", edit.update_queue, name, parent=value("qe_parent") or "", weight=value("qe_weight"),
             priority=value("qe_priority"), reclaimable=bool(value("qe_reclaimable")), state=value("qe_state"),
-            draft=draft("queue_edit", EDIT_KEYS), notice=f"Applied the changes to queue `{name}`.",
+            draft=draft("queue_edit", EDIT_KEYS), notice=f"Applied the changes to queue {md_code(name)}.",
             **_quotas("qe"))
 
 
 def _rename() -> None:
     old, new = value("qr_choice"), str(value("qr_name")).strip()
     if ws.edit("queue_rename", edit.rename_queue, old, new, draft=draft("queue_rename", ["qr_name"]),
-               notice=f"Renamed queue `{old}` to `{new}`; its children and PodGroups follow."):
+               notice=f"Renamed queue {md_code(old)} to {md_code(new)}; its children and PodGroups "
+                      "follow."):
         st.session_state["qe_choice"] = new
 
 
 def _remove() -> None:
     name = value("qr_choice")
-    ws.edit("queue_rename", edit.remove_queue, name, notice=f"Removed queue `{name}`.")
+    ws.edit("queue_rename", edit.remove_queue, name, notice=f"Removed queue {md_code(name)}.")
 
 st.title("Queues")
 scenario_caption(ws)
@@ -105,12 +107,25 @@ def _numbers() -> None:
 
 
 def _numbers_of(numbers: dict) -> None:
-    st.caption("Colour: share = allocated / deserved on the dominant dimension (1 = at deserved).")
-    st.plotly_chart(queue_tree_figure(numbers), key="queue_tree", width="stretch")
+    styles = ws.cluster.unit_styles
+    declared = declared_capabilities(ws.cluster)
+    when = ("at the opening of the next session (what the next cycle starts from)"
+            if st.session_state.get("queues_numbers", 0) == 0 else
+            f"at the end of cycle {st.session_state.get('queues_numbers')} (as that cycle closed)")
+    st.caption(f"Numbers and share {when}. Colour: share = allocated / deserved on the dominant dimension "
+               "(1 = at deserved). Simulate's history chart shows the share at the end of each cycle.")
+    st.plotly_chart(queue_tree_figure(numbers, styles), key="queue_tree", width="stretch")
+
+    st.subheader("Deserved, allocated and guarantee side by side")
+    resource = st.radio("Resource", numbers_resources(numbers), horizontal=True, key="queue_bars_resource",
+                        format_func=md_escape)
+    st.plotly_chart(queue_bars_figure(numbers, resource, styles), key="queue_bars", width="stretch")
+    st.caption("Bar: allocated; its orange part is borrowed (allocated above deserved). Marks: deserved (black "
+               "line), guarantee (green triangle), capability (red line; none when unlimited).")
 
     st.subheader("All queues")
     st.dataframe(
-        queue_rows(numbers), hide_index=True, key="queue_table",
+        queue_rows(numbers, styles, declared), hide_index=True, key="queue_table",
         column_config={"share": st.column_config.NumberColumn("share", format="%.3f"),
                        "depth": None},
     )
@@ -120,8 +135,10 @@ def _numbers_of(numbers: dict) -> None:
     leaves = [n for n in names if not any(numbers[o].get("parent") == n for o in names)]
     choice = st.selectbox("Queue", names, index=names.index(leaves[0]) if leaves else 0, key="queue_choice")
     q = numbers[choice]
-    st.markdown(f"**{choice}** · parent `{q.get('parent') or '-'}` · share **{float(q.get('share', 0.0)):.4g}**")
-    st.dataframe(queue_detail_rows(q), hide_index=True, key="queue_detail")
+    st.markdown(f"**{md_escape(choice)}** · parent **{md_escape(q.get('parent') or '-')}** · "
+                f"share **{float(q.get('share', 0.0)):.4g}**")
+    st.dataframe(queue_detail_rows(q, styles, declared.get(choice) if choice in ws.cluster.queues else None),
+                 hide_index=True, key="queue_detail")
 
 
 # ---- the editor ----------------------------------------------------------------------------------
@@ -168,12 +185,13 @@ def _tree() -> None:
             extra.append("not reclaimable")
         if jobs.get(name):
             extra.append(f"{jobs[name]} job{'s' if jobs[name] > 1 else ''}")
-        lines.append(f"{'    ' * depth}- **{name}** · {' · '.join(extra)}{' · ' + marks if marks else ''}")
+        lines.append(f"{'    ' * depth}- **{md_escape(name)}** · {md_escape(' · '.join(extra))}"
+                     f"{' · ' + marks if marks else ''}")
     st.markdown("\n".join(lines) or "No queues.")
     for name, _depth in _preorder():
         shown = [f for f in ws.findings_about(f"Queue/{name}") if f.severity in ("error", "warning")]
         if shown:
-            st.markdown(f"**{name}**")
+            st.markdown(f"**{md_escape(name)}**")
             show_findings(shown)
 
 

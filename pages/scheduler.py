@@ -13,9 +13,9 @@ import streamlit as st
 from capacity import edit
 from capacity.conf import SIMULATED_ACTIONS, SWITCH_DEFAULTS
 from capacity.lint import CONF_OBJ
-from ui.editing import draft, form_token, seed_form, show_findings, show_notice, value
+from ui.editing import draft, form_token, seed_form, show_notice, value
 from ui.state import get_workspace, option_names
-from ui.widgets import scenario_caption, show_problem
+from ui.widgets import scenario_caption, show_findings, show_problem
 
 ws = get_workspace()
 conf = ws.cluster.conf

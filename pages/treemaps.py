@@ -6,6 +6,7 @@ import streamlit as st
 
 from capacity.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
 from ui.state import get_workspace
+from ui.text import md_escape
 from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption
 
 ws = get_workspace()
@@ -18,12 +19,18 @@ if not numbers:
     st.stop()
 
 metric = st.radio("Quantity", TREEMAP_METRICS, horizontal=True, key="treemap_metric")
-resource = st.radio("Resource", resource_names(numbers), horizontal=True, key="treemap_resource")
-tm = treemap(numbers, metric, resource)
+resource = st.radio("Resource", resource_names(numbers), horizontal=True, key="treemap_resource",
+                    format_func=md_escape)
+styles = ws.cluster.unit_styles
+tm = treemap(numbers, metric, resource, styles)
 if tm.branchvalues == "remainder":
-    st.warning(overflow_message(tm, numbers, metric, resource), icon=":material/warning:")
+    st.warning(md_escape(overflow_message(tm, numbers, metric, resource, styles)), icon=":material/warning:")
 if tm.empty:
-    st.info(f"Every queue's {metric} on {resource} is zero: there is nothing to draw.", icon=":material/info:")
+    st.info(f"Every queue's {metric} on {md_escape(resource)} is zero: there is nothing to draw.",
+            icon=":material/info:")
 st.plotly_chart(tm.figure, key="treemap", width="stretch")
-st.caption("Tile size: the quantity; colour: the queue's share (allocated / deserved on its dominant dimension, "
+when = st.session_state.get("treemaps_numbers", 0)
+st.caption(("Numbers at the opening of the next session. " if not when else
+            f"Numbers at the end of cycle {when}, as it closed. ") +
+           "Tile size: the quantity; colour: the queue's share (allocated / deserved on its dominant dimension, "
            "1 = at deserved). Hover a tile for the exact value.")

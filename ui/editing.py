@@ -83,18 +83,6 @@ def value(key: str, default: Any = "") -> Any:
     return st.session_state.get(key, default)
 
 
-def show_findings(findings: Iterable[Finding], *, infos: bool = False) -> None:
-    """Lint findings as error / warning boxes, each naming the field and what Volcano does."""
-    for f in findings:
-        text = f"`{f.field or f.obj}`: {f.message}\n\n*Volcano:* {f.volcano_does} · `{f.rule}`"
-        if f.severity == "error":
-            st.error(text, icon=":material/error:")
-        elif f.severity == "warning":
-            st.warning(text, icon=":material/warning:")
-        elif infos:
-            st.info(text, icon=":material/info:")
-
-
 def show_notice(ws: Workspace, form: str) -> None:
     """The last accepted edit of this form, in one line, with a button to undo it."""
     notice = ws.notices.get(form)

@@ -15,6 +15,7 @@ loses the previous valid state.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -329,6 +330,10 @@ class Workspace:
             obj = err.obj if isinstance(err, InputError) else f"cycle {trace.cycle}"
             self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
             return None
+        except Exception as err:  # noqa: BLE001 - a bug must not cost the user the last good state
+            self.cluster = before
+            self.errors["simulate"] = _engine_failure(trace.cycle, err)
+            return None
         self.errors.pop("simulate", None)
         step = Step(trace.cycle, before, result, trace.records)
         self.history.append(step)
@@ -347,6 +352,10 @@ class Workspace:
         except (InputError, ResourceUnderflow) as err:
             obj = err.obj if isinstance(err, InputError) else f"cycle {self.cycle + 1}"
             self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
+            return None
+        except Exception as err:  # noqa: BLE001 - a bug must not cost the user the last good state
+            self.cluster, self.sim = before, None
+            self.errors["simulate"] = _engine_failure(self.cycle + 1, err)
             return None
         if rec is None:
             return None
@@ -458,6 +467,13 @@ def new_workspace() -> Workspace:
     path = FIXTURES / f"{DEFAULT_SCENARIO}.yaml"
     cluster = load_cluster(path.read_text(encoding="utf-8"), source=f"fixtures/{DEFAULT_SCENARIO}.yaml")
     return Workspace(scenario=DEFAULT_SCENARIO, cluster=cluster)
+
+
+def _engine_failure(cycle: int, err: Exception) -> Problem:
+    """An engine error that is not the input's fault: logged whole on the server, one line for the user."""
+    logging.getLogger(__name__).exception("cycle %d failed", cycle)
+    return Problem(f"cycle {cycle}", "", f"the engine failed on this cycle ({type(err).__name__}); this is a bug "
+                   "in Capacity Lab, logged on the server. The state before the cycle is kept.")
 
 
 def get_workspace() -> Workspace:

@@ -20,8 +20,8 @@ from capacity.trace import Record
 from ui.state import Step
 
 
-def _res(r: Resource | None) -> str:
-    return describe(to_dict(r)) if r is not None else "-"
+def _res(r: Resource | None, styles: dict[str, str] | None = None) -> str:
+    return describe(to_dict(r), styles=styles) if r is not None else "-"
 
 
 def pod_job(cluster: Cluster, pod: PodObj) -> str:
@@ -44,8 +44,8 @@ def job_rows(cluster: Cluster) -> list[dict[str, Any]]:
             "job": uid, "queue": pg.queue, "phase": pg.phase, "minMember": pg.min_member,
             "pods": len(pods), "placed": placed, "waiting": sum(1 for p in pods if not p.node_name),
             "terminating": sum(1 for p in pods if p.deleting),
-            "priority": cluster.job_priority(pg), "request": _res(request),
-            "minResources": _res(pg.min_resources),
+            "priority": cluster.job_priority(pg), "request": _res(request, cluster.unit_styles),
+            "minResources": _res(pg.min_resources, cluster.unit_styles),
         })
     return rows
 
@@ -59,7 +59,7 @@ def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
         rows.append({
             "pod": key, "job": job, "queue": pg.queue if pg else "", "phase": pod.phase,
             "status": TaskStatus.name(pod.task_status()), "node": pod.node_name, "terminating": pod.deleting,
-            "request": _res(pod.resreq),
+            "request": _res(pod.resreq, cluster.unit_styles),
         })
     return rows
 
@@ -67,6 +67,43 @@ def pod_rows(cluster: Cluster) -> list[dict[str, Any]]:
 def pending_pods(cluster: Cluster) -> list[str]:
     """Pods without a node, the ones a user asks "why is this pending?" about."""
     return [key for key, pod in sorted(cluster.pods.items()) if not pod.node_name]
+
+
+def waiting_jobs(cluster: Cluster) -> list[str]:
+    """Jobs (PodGroups) still Pending or with a pod without a node."""
+    waiting = {pod_job(cluster, cluster.pods[key]) for key in pending_pods(cluster)}
+    return sorted(uid for uid, pg in cluster.podgroups.items() if uid in waiting or pg.phase == "Pending")
+
+
+@dataclass(frozen=True)
+class Why:
+    """One waiting job or pod and the answer model's sentence about it (empty `sentence`: no answer)."""
+
+    kind: str  # "job" | "pod"
+    name: str
+    outcome: str
+    sentence: str
+
+
+def why_waiting(ws: Any, names: Iterable[str], kind: str, memo: Any = None) -> list[Why]:
+    """The answer model's one sentence for each waiting job or pod after the last cycle run.
+
+    The sentence is `capacity.answer`'s (answer_job / answer_pod over the cycles the workspace ran): the same
+    words the Decisions page and `python -m capacity explain` print. An object added after the last cycle has
+    no answer yet.
+    """
+    from capacity.errors import InputError
+    from ui.answers import answer_for
+
+    out = []
+    for name in names:
+        try:
+            answer = answer_for(ws, ws.cycle, kind, name, memo=memo)
+        except InputError:
+            out.append(Why(kind, name, "", ""))
+            continue
+        out.append(Why(kind, name, answer.outcome, answer.sentence))
+    return out
 
 
 # ---- what one cycle did -------------------------------------------------------------------------
@@ -208,9 +245,30 @@ def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) 
             or (queue and row["subject"] == queue)]
 
 
-def queue_detail_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
-    """One queue's numbers per resource dimension: rows cpu, memory, GPUs...; columns the metrics."""
-    from capacity.charts import TABLE_METRICS, resource_names
+def declared_capabilities(cluster: Cluster) -> dict[str, set[str]]:
+    """Per queue, the resources its spec.capability sets; the rest are unset: no limit.
+
+    A scalar (GPUs, ...) is set when the spec names it, even as 0 (then nothing may be used); cpu and memory are
+    always present in a Resource, so they count as set when non-zero.
+    """
+    out: dict[str, set[str]] = {}
+    for name, q in cluster.queues.items():
+        cap = q.capability
+        if cap is None:
+            out[name] = set()
+            continue
+        out[name] = set(cap.scalars or ()) | {k for k, v in (("cpu", cap.cpu), ("memory", cap.memory)) if v}
+    return out
+
+
+def queue_detail_rows(numbers: dict[str, Any], styles: dict[str, str] | None = None,
+                      declared: Iterable[str] | None = None) -> list[dict[str, Any]]:
+    """One queue's numbers per resource dimension: rows cpu, memory, GPUs...; columns the metrics.
+
+    `styles`: the input's unit styles (Cluster.unit_styles). `declared`: the resources the queue's
+    spec.capability sets; a capability of 0 on any other reads "unset (no limit)".
+    """
+    from capacity.charts import TABLE_METRICS, UNSET, resource_names
     from capacity.quantity import format_resource_value
 
     rows = []
@@ -218,6 +276,11 @@ def queue_detail_rows(numbers: dict[str, Any]) -> list[dict[str, Any]]:
         row: dict[str, Any] = {"resource": name}
         for metric in (*TABLE_METRICS, "request", "inqueue", "elastic"):
             values = numbers.get(metric) or {}
-            row[metric] = format_resource_value(name, values[name]) if name in values else "-"
+            if name not in values:
+                row[metric] = "-"
+            elif metric == "capability" and declared is not None and name not in declared and values[name] == 0:
+                row[metric] = UNSET
+            else:
+                row[metric] = format_resource_value(name, values[name], styles)
         rows.append(row)
     return rows

@@ -178,7 +178,6 @@ def test_bad_upload_names_object_and_field_and_keeps_the_old_scenario():
     at = _step(_fresh_app().run())
     at.switch_page("pages/scenario.py").run()
     at.file_uploader(key="upload_cluster").upload("broken.yaml", BAD_QUEUE.encode(), "application/yaml").run()
-    at.button(key="load_upload").click().run()
     _assert_clean(at)
     assert len(at.error) == 1
     assert "`Queue/broken` · `spec.capability.cpu`" in at.error[0].value
@@ -194,7 +193,6 @@ def test_upload_of_an_exported_scenario_with_a_separate_conf():
     at.switch_page("pages/scenario.py").run()
     at.file_uploader(key="upload_cluster").upload("after-1.yaml", exported.encode(), "application/yaml")
     at.file_uploader(key="upload_conf").upload("sched.conf", conf.encode(), "text/plain").run()
-    at.button(key="load_upload").click().run()
     _assert_clean(at)
     ws = _ws(at)
     assert ws.scenario == "after-1.yaml" and ws.cycle == 0 and ws.cluster.conf.actions == ["enqueue", "allocate"]
@@ -243,7 +241,7 @@ def test_bad_scheduler_conf_is_reported_against_the_conf():
     _assert_clean(at)
     # Volcano refuses the file and runs its default configuration (issue 26): loaded, and told why
     assert not at.error and _ws(at).cluster.conf.actions == ["enqueue", "allocate", "backfill"]
-    told = [m.value for m in at.markdown if "actions[1]" in m.value]
+    told = [m.value for m in [*at.markdown, *at.text] if "actions[1]" in m.value]
     assert len(told) == 1 and "allocat" in told[0] and "Volcano refuses the whole configuration" in told[0]
 
 

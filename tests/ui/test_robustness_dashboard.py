@@ -75,6 +75,6 @@ def test_a_tolerated_input_is_loaded_with_its_warning_shown(path: Path) -> None:
     ws: Workspace = at.session_state[WORKSPACE_KEY]
     assert ws.scenario == "pasted" and not at.error
     assert any(e.label.startswith("Warnings while reading the scenario") for e in at.expander)
-    shown = [m.value for m in at.markdown]
+    shown = [m.value for m in at.markdown] + [t.value for t in at.text]  # warnings are plain text
     assert any(m.startswith(f"- {TOLERATED[path]}") for m in shown), shown
     _step(at)

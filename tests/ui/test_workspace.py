@@ -290,3 +290,18 @@ def test_loading_a_scenario_starts_a_fresh_timeline(ws):
     assert ws.load_fixture("reclaim")
     assert (ws.edits, ws.undo_stack, ws.timelines, ws.timeline, ws.notices) == ([], [], {}, "main", {})
     assert ws.undo() == "", "undo never brings back another scenario"
+
+
+def test_an_engine_bug_during_a_step_keeps_the_last_good_state(ws, monkeypatch):
+    """Not an input error: the step is refused with one message naming the cycle, and nothing is lost."""
+    import ui.state
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a bug")
+
+    before = export_yaml(ws.cluster)
+    monkeypatch.setattr(ui.state, "run_cycle", broken)
+    assert ws.step() is None
+    assert ws.cycle == 0 and export_yaml(ws.cluster) == before
+    problem = ws.errors["simulate"]
+    assert problem.obj == "cycle 1" and "ZeroDivisionError" in problem.message and "kept" in problem.message

@@ -155,3 +155,71 @@ def test_default_scenario_treemaps_match_the_engine(metric):
             for name, numbers in queues.items():
                 if not charts.is_unlimited(numbers[metric].get(resource, 0)):
                     assert area[name] >= numbers[metric].get(resource, 0)
+
+
+# ---- input shown as text, units, unset capability, side-by-side bars ----------------------------------------
+
+EVIL = "q<a href='http://127.0.0.2:9/'>x</a><span style='font-size:60px'>big</span>&"
+
+
+def _strings(fig) -> str:
+    """Every string Plotly could render as markup: labels, texts, hover texts, names, templates, titles."""
+    return fig.to_json()
+
+
+def test_plotly_labels_and_hovers_escape_names_from_the_input():
+    queues = {"root": q("", deserved={"cpu": 4000}, allocated={"cpu": 1000}),
+              EVIL: q("root", deserved={"cpu": 2000}, allocated={"cpu": 3000}, capability={"cpu": 3000})}
+    figs = [charts.treemap(queues, "deserved", "cpu").figure, charts.queue_tree_figure(queues),
+            charts.share_timeline_figure([(1, queues)]), charts.queue_bars_figure(queues, "cpu"),
+            charts.treemap(queues, "deserved", "x<b>r</b>").figure]
+    for fig in figs:
+        text = _strings(fig)
+        assert "<a href" not in text and "<span style" not in text and "<b>r</b>" not in text, text[:500]
+    tm = trace_of(figs[0])
+    assert list(tm.ids) == ["root", EVIL] and tm.parents[1] == "root"  # ids stay the names: the tree holds
+    assert tm.labels[1] == "q&lt;a href=&#x27;http://127.0.0.2:9/&#x27;&gt;x&lt;/a&gt;&lt;span style=&#x27;" \
+        "font-size:60px&#x27;&gt;big&lt;/span&gt;&amp;"
+    assert "%{customdata[3]}" in tm.hovertemplate and "x<b>" not in tm.hovertemplate  # input never in a template
+
+
+def test_memory_is_written_in_the_inputs_own_units():
+    # A third of 10G (a share of decimal input) reads in the input's decimal units, not as 3.1Gi.
+    third = {"memory": 10**10 / 3}
+    assert charts.describe(third) == "memory 3.1Gi"
+    assert charts.describe(third, styles={"memory": "decimal"}) == "memory 3.33G"
+    rows = charts.queue_rows({"root": q("", deserved=third)}, {"memory": "decimal"})
+    assert rows[0]["deserved"] == "memory 3.33G"
+    tm = trace_of(charts.treemap({"root": q("", deserved=third)}, "deserved", "memory", {"memory": "decimal"}).figure)
+    assert tm.customdata[0][0] == "3.33G"
+
+
+def test_unset_capability_reads_unset_not_zero():
+    queues = {"root": q("", capability={"cpu": MAX_FLOAT, "memory": MAX_FLOAT}),
+              "team": q("root", capability={"cpu": 4000, "memory": 0, "nvidia.com/gpu": 0})}
+    rows = {r["queue"]: r for r in charts.queue_rows(queues, declared={"root": set(), "team": {"cpu"}})}
+    assert rows["team"]["capability"] == "cpu 4, memory unset (no limit), nvidia.com/gpu unset (no limit)"
+    assert rows["root"]["capability"] == "cpu ∞, memory ∞"
+    # Without the specs nothing is called unset (the numbers alone cannot tell).
+    assert charts.queue_rows(queues)[1]["capability"] == "cpu 4, memory 0, nvidia.com/gpu 0"
+
+
+def test_queue_bars_show_borrowing_and_the_marks():
+    fig = charts.queue_bars_figure(QUEUES, "cpu")
+    by_name = {t.name: t for t in fig.data}
+    within, borrowed = by_name["allocated (within deserved)"], by_name["borrowed (allocated above deserved)"]
+    labels = list(within.x)
+    assert labels == ["root", "· c", "· team", "· · a", "· · b"]  # tree order, depth shown
+    a = labels.index("· · a")
+    assert within.y[a] == 2 and borrowed.y[a] == 1  # a: allocated 3 > deserved 2 cores, 1 core borrowed
+    assert sum(borrowed.y) == 1
+    assert dict(zip(by_name["deserved"].x, by_name["deserved"].y, strict=True))["· · a"] == 2
+    assert fig.layout.yaxis.title.text == "cpu (cores)"
+    assert "root" not in by_name["capability"].x  # unlimited: no mark
+    assert "borrowed (above deserved): 1" in borrowed.text[a]
+
+
+def test_share_timeline_says_it_is_the_end_of_each_cycle():
+    fig = charts.share_timeline_figure([(1, {"a": {"share": 0.5}})])
+    assert "end of each cycle" in fig.layout.title.text
+    assert "share at the end of cycle %{x}" in fig.data[0].hovertemplate
