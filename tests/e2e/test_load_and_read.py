@@ -63,7 +63,7 @@ def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit
     why = page.locator(".st-key-jobs_why")
     pod_line = why.get_by_test_id("stText").filter(has_text="Pod work/wide-1")
     expect(pod_line).to_contain_text("pending because queue team would exceed its deserved on cpu")
-    expect(pod_line).to_contain_text("cpu 3 + 3 > 4")
+    expect(pod_line).to_contain_text("cpu 3 + 3 = 6 > 4 (2 over)")
     job_line = why.get_by_test_id("stText").filter(has_text="Job work/urgent")
     expect(job_line).to_contain_text("enqueue did not admit it")
     expect(job_line).to_contain_text("minResources 20 > idle 4800m")

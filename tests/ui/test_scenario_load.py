@@ -81,7 +81,7 @@ def test_jobs_page_says_why_each_waiting_job_and_pod_waits():
     assert not at.exception
     lines = [t.value for t in at.text]
     pod = next(t for t in lines if t.startswith("Pod work/wide-1 (pending): "))
-    assert "queue team would exceed its deserved on cpu" in pod and "cpu 3 + 3 > 4" in pod
+    assert "queue team would exceed its deserved on cpu" in pod and "cpu 3 + 3 = 6 > 4 (2 over)" in pod
     job = next(t for t in lines if t.startswith("Job work/urgent (not admitted): "))
     assert "enqueue did not admit it" in job
     assert not any(t.startswith("Pod work/wide-0") for t in lines)  # bound: not waiting
