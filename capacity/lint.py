@@ -762,7 +762,7 @@ def _check_admission(ctx: _Context) -> list[Finding]:
             rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")
             out.append(Finding(
                 "error", rule, f"Queue/{name}", e.field, e.message,
-                f"the queue webhook rejects the queue when it is created or updated ({e.source} @ed72c7c8); "
+                f"the queue webhook rejects the queue when it is created or updated ({e.cited} @ed72c7c8); "
                 f"fix: {e.fix}"))
     return out
 

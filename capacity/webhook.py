@@ -66,9 +66,14 @@ class AdmissionError:
     def __str__(self) -> str:
         return f"Queue/{self.queue}: {self.field}: {REJECTS}{self.message}"
 
+    @property
+    def cited(self) -> str:
+        """The source in words a reader can look up: the file's path in Volcano, not this module's shorthand."""
+        return self.source.replace("vq.go:", "pkg/webhooks/admission/queues/validate/validate_queue.go:")
+
     def as_dict(self) -> dict[str, str]:
         return {"queue": self.queue, "field": self.field, "message": self.message, "rule": self.rule,
-                "fix": self.fix, "source": self.source}
+                "fix": self.fix, "source": self.cited}
 
 
 #: rule id -> what it catches (lint shows these as `webhook-<id>`).

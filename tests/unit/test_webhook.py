@@ -192,3 +192,11 @@ def test_a_capability_above_an_ancestor_names_volcanos_first_dimension_and_fixes
     [e] = validate_queue(c.queues["dev"], c)
     assert e.message == "queue dev capability[cpu]=8 exceeds its ancestor's capability=4"
     assert e.fix == "lower spec.capability to cpu 4, memory 8Gi or raise the capability of team to cpu 8, memory 16Gi"
+
+
+def test_lint_cites_the_webhook_rule_by_volcano_s_own_file_path() -> None:
+    """A reader can look the rule up: the citation names validate_queue.go's path, not a private shorthand."""
+    from capacity.webhook import AdmissionError
+    e = AdmissionError("q", "spec.deserved.cpu", "msg", "rule", "fix", "vq.go:L589-627")
+    assert e.cited == "pkg/webhooks/admission/queues/validate/validate_queue.go:L589-627"
+    assert e.as_dict()["source"] == e.cited
