@@ -16,6 +16,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from capacity.errors import InputError
 from capacity.k8s import iter_documents, load_cluster
 from capacity.resources import from_resource_list, to_dict
 from capacity.scheduler import open_session
@@ -120,9 +121,13 @@ def check(text: str, source: str = "input", metrics_text: str | None = None) -> 
             if uid in raw_pgs and _pg_queue(raw_pgs[uid]) == name and phase.lower() in engine_counts:
                 engine_counts[phase.lower()] += 1
         for key, e in engine_counts.items():
-            if key in status and int(status.get(key) or 0) != e:
-                diffs.append(Difference(f"Queue/{name}", f"status.{key}", e, int(status.get(key) or 0),
-                                        causes(name)))
+            if key not in status:
+                continue
+            reported_n = status.get(key) or 0
+            if not isinstance(reported_n, int) or isinstance(reported_n, bool):
+                raise InputError(f"Queue/{name}", f"status.{key}", f"must be an integer, got {reported_n!r}")
+            if reported_n != e:
+                diffs.append(Difference(f"Queue/{name}", f"status.{key}", e, reported_n, causes(name)))
     for uid, pg in sorted(raw_pgs.items()):
         reported = (pg.get("status") or {}).get("phase")
         engine = result.podgroup_phases.get(uid)

@@ -110,3 +110,8 @@ def test_bad_input_exits_2(tmp_path, capsys):
     path = tmp_path / "bad.yaml"
     path.write_text("kind: Queue\nmetadata: [1]\n")
     assert main(["check", str(path)]) == 2
+
+
+def test_non_integer_status_count_is_one_error_line(tmp_path, capsys):
+    assert run(tmp_path, dump(queue_status={"running": "many"})) == 2
+    assert "Queue/q1" in capsys.readouterr().err
