@@ -1,0 +1,28 @@
+"""`snapshot --kubeconfig PATH [--context NAME] [--scheduler-configmap NS/NAME] -o dump.yaml`: read-only."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    s = sub.add_parser("snapshot", help="read a live cluster (list/get only) into a dump every command takes")
+    s.add_argument("--kubeconfig", required=True)
+    s.add_argument("--context")
+    s.add_argument("--scheduler-configmap", default="volcano-system/volcano-scheduler-configmap",
+                   metavar="NS/NAME")
+    s.add_argument("--timeout", type=float, default=10, help="seconds to wait for each API request")
+    s.add_argument("-o", "--output", required=True, help="the dump to write (YAML, kind: List)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+
+    from capacity.commands.outputs import check_writable
+    from capacity.snapshot import snapshot
+    check_writable("-o", args.output)
+    doc = snapshot(args.kubeconfig, args.context, args.scheduler_configmap, args.timeout)
+    with open(args.output, "w", encoding="utf-8") as f:
+        yaml.safe_dump(doc, f, sort_keys=False)
+    return 0
