@@ -56,3 +56,25 @@ def test_size_limit_applies_to_json() -> None:
     with pytest.raises(InputError) as exc:
         limits.safe_load_all('{"kind": "List", "items": []}' + " " * 100, "c.json", limit=10)
     assert "c.json" in str(exc.value)
+
+
+@pytest.mark.parametrize("path", CASES, ids=lambda p: p.parent.name)
+def test_simulate_output_is_the_same_from_json(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from capacity.cli import main
+    docs = _yaml_docs(path.read_text(encoding="utf-8"))
+    jpath = tmp_path / "cluster.json"
+    jpath.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}), encoding="utf-8")
+    outputs = []
+    for p in (path, jpath):
+        code = main(["simulate", str(p), "--format", "json"])
+        outputs.append((code, capsys.readouterr().out))
+    assert outputs[0] == outputs[1]
+
+
+def test_cli_malformed_json_is_one_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from capacity.cli import main
+    bad = tmp_path / "c.json"
+    bad.write_text('{"kind": "List", "items": [}', encoding="utf-8")
+    assert main(["simulate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: line 1, column 28: malformed JSON")
