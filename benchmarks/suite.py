@@ -23,6 +23,9 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
   lint      `lint_text` on two generated 10,000-queue trees (hierarchy on): a parent chain 10,000 deep and a
             root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
+  process   Whole processes (issue 33): `--help` (<= 0.3 s); `simulate` of the S1 dump from YAML and from
+            JSON (`kubectl get -o json`, a List) against the parse floor, libyaml's C loader alone
+            (YAML <= 1.5x); peak memory (ru_maxrss of the child) beside each.
   growth    S1 cycle time when doubling nodes (761 -> 1,523), pods (4,076 -> 8,152) or leaf queues at
             fixed pods (100 -> 200): ratios <= 2.2, 2.2 and 1.1.
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +48,7 @@ from typing import Any
 
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
-FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "helios", "openb", "lint", "growth")
+FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "process", "helios", "openb", "lint", "growth")
 ALIASES = {"steady-cached": "steady"}  # (the name `steady` had before it meant the cached cycle)
 
 
@@ -236,6 +240,67 @@ def yaml_load(folder: str, runs: int) -> Figure:
     return fig
 
 
+def _child(argv: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and peak memory (KiB, ru_maxrss) of one child process."""
+    w0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err:  # a file, not a pipe: a chatty child cannot block on it
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - w0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {err.read()[-500:]!r}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+_PARSE_FLOOR = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], encoding='utf-8'), Loader=yaml.CSafeLoader))"
+
+
+def process_figures(folder: str, runs: int) -> list[Figure]:
+    """Whole processes, as a user runs them (issue 33): `simulate` of the S1 dump from YAML and from JSON,
+    the parse floor (libyaml's C loader alone, nothing else), and `--help`; peak memory of each beside it."""
+    import json
+
+    import yaml
+
+    from capacity.openb import s1_objects
+    py = sys.executable
+    figs: list[Figure] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        objs = list(s1_objects(folder))
+        ypath, jpath = os.path.join(tmp, "s1.yaml"), os.path.join(tmp, "s1.json")
+        with open(ypath, "w", encoding="utf-8") as fh:
+            yaml.dump_all(objs, fh, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False)
+        with open(jpath, "w", encoding="utf-8") as fh:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, fh)
+        cases = [("--help, whole process", "s", 0.3, [py, "-m", "capacity", "--help"]),
+                 ("S1 parse floor (C loader alone)", "s", None, [py, "-c", _PARSE_FLOOR, ypath]),
+                 ("S1 simulate YAML, whole process", "s", None, [py, "-m", "capacity", "simulate", ypath]),
+                 ("S1 simulate JSON, whole process", "s", None, [py, "-m", "capacity", "simulate", jpath])]
+        for name, unit, target, argv in cases:
+            fig = Figure(name, unit, target)
+            before, probe = _load(), _probe()
+            peaks = []
+            for _ in range(runs):
+                w, c, peak = _child(argv)
+                fig.wall.append(w)
+                fig.cpu.append(c)
+                peaks.append(peak)
+            fig.load, fig.probe = (before, _load()), (probe, _probe())
+            fig.note = f"peak {statistics.median(peaks) / 1024:.0f} MiB"
+            figs.append(fig)
+        floor, ysim, jsim = figs[1], figs[2], figs[3]
+        for name, fig in (("simulate YAML / parse floor", ysim), ("simulate JSON / parse floor", jsim)):
+            ratio = Figure(name, "x", 1.5 if "YAML" in name else None)
+            ratio.wall = [w / f for w, f in zip(fig.wall, floor.wall, strict=True)]
+            ratio.cpu = [w / f for w, f in zip(fig.cpu, floor.cpu, strict=True)]
+            ratio.load, ratio.probe = fig.load, fig.probe
+            ratio.note = (f"YAML {os.path.getsize(ypath) / 1e6:.1f} MB, JSON {os.path.getsize(jpath) / 1e6:.1f} MB")
+            figs.append(ratio)
+    return figs
+
+
 def replay(kind: str, folder: str, runs: int) -> Figure:
     from capacity.framework.session import SessionOptions
     try:
@@ -350,6 +415,8 @@ def run(args: argparse.Namespace) -> int:
             figs = [steady_cold(openb, args.runs)]
         elif name == "yaml":
             figs = [yaml_load(openb, args.runs)]
+        elif name == "process":
+            figs = process_figures(openb, args.runs)
         elif name == "lint":
             figs = lint_trees(args.runs)
         elif name in ("helios", "openb"):

@@ -22,6 +22,7 @@ Everything here raises ``capacity.errors.InputError`` naming the source and the 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from typing import Any
@@ -378,6 +379,8 @@ def safe_load_all(text: str, source: str = "input", limit: int | None = None) ->
     check_text_size(text, source, limit)
     if "\x00" in text:
         raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
+    if text.lstrip()[:1] in ("{", "["):  # `kubectl get -o json`: a List, or a stream of objects
+        return json_load_all(text, source)
     docs = plain_load_all(text)
     if docs is not None:
         return docs
@@ -388,6 +391,64 @@ def safe_load_all(text: str, source: str = "input", limit: int | None = None) ->
         raise yaml_error(exc, source, text) from None
     except (RecursionError, MemoryError):  # pragma: no cover - the structure check should prevent these
         raise InputError(source, "", "YAML too large or too deeply nested to read") from None
+
+
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a repeated key is refused, as the YAML path refuses it (PyYAML's
+    duplicate-key check), rather than silently keeping the last one as Go's encoding/json does."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise ValueError(f"key {dup!r} appears more than once in the same object (kubectl's strict field "
+                         "validation rejects this; a plain JSON decoder silently keeps the last one)")
+    return obj
+
+
+def _json_depth_ok(text: str, max_depth: int) -> tuple[bool, int]:
+    """Nesting of brackets outside strings (one linear scan, no objects built): (ok, offset of the first
+    bracket past max_depth)."""
+    depth = 0
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', text):
+        ch = m.group()[0]
+        if ch in "[{":
+            depth += 1
+            if depth > max_depth:
+                return False, m.start()
+        elif ch in "]}":
+            depth -= 1
+    return True, -1
+
+
+def _line_col(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    return f"line {line}, column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
+
+
+def json_load_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH) -> list[Any]:
+    """Every value of a JSON text or a stream of concatenated JSON values (what `kubectl get -o json`
+    prints, one object per call), as plain data; errors name the line and column."""
+    ok, at = _json_depth_ok(text, max_depth)
+    if not ok:
+        raise InputError(source, _line_col(text, at), f"JSON nested more than {max_depth} levels deep; refused "
+                         "(Kubernetes objects need far fewer)")
+    decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicates)
+    docs: list[Any] = []
+    pos, end = 0, len(text)
+    ws = re.compile(r"\s*")
+    try:
+        pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+        while pos < end:
+            doc, pos = decoder.raw_decode(text, pos)
+            docs.append(doc)
+            pos = ws.match(text, pos).end()  # type: ignore[union-attr]
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
+    except ValueError as exc:  # a duplicate key
+        raise InputError(source, f"value starting at {_line_col(text, pos)}", str(exc)) from None
+    except RecursionError:  # pragma: no cover - the depth check should prevent this
+        raise InputError(source, "", "JSON too deeply nested to read") from None
+    return docs
 
 
 def safe_load(text: str, source: str = "input", limit: int | None = None) -> Any:

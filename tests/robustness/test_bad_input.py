@@ -311,7 +311,8 @@ def test_deep_nesting_does_not_crash_the_process(tmp_path: Path) -> None:
     assert head == f"error: {f}"
     column, _, message = message.partition(": ")
     assert column in ("101", "1001")
-    assert message == "YAML nested more than 100 levels deep; refused (Kubernetes objects need far fewer)"
+    # `[[[...` is JSON as much as YAML: read as JSON (first character `[`), refused with the same words.
+    assert message == "JSON nested more than 100 levels deep; refused (Kubernetes objects need far fewer)"
 
 
 def test_deep_block_nesting_and_compact_sequences() -> None:
