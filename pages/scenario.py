@@ -125,8 +125,8 @@ with pick:
     st.button("Load scenario", key="load_fixture", on_click=_load_fixture, type="primary")
     show_problem(ws.errors.get("fixture"), _kept())
 with upload:
-    st.file_uploader("Cluster YAML (kubectl get ... -o yaml, a stream or a kind: List): loaded as soon as chosen",
-                     type=["yaml", "yml"], key="upload_cluster", on_change=_load_upload)
+    st.file_uploader("Cluster YAML or JSON (kubectl get ... -o yaml or -o json, a stream or a kind: List): loaded "
+                     "as soon as chosen", type=["yaml", "yml", "json"], key="upload_cluster", on_change=_load_upload)
     st.file_uploader("Scheduler configuration (optional: volcano-scheduler.conf or its ConfigMap; choosing it "
                      "loads the cluster YAML again with it)", type=["yaml", "yml", "conf"], key="upload_conf",
                      on_change=_load_upload)
