@@ -72,6 +72,13 @@ class Answer:
         """The first check that stopped the object, if any."""
         return next((c for c in self.checks if c.outcome == "stopped"), None)
 
+    @property
+    def decided_by(self) -> Check | None:
+        """The check that left the object where it is: the first stopper, but only for an object that was
+        stopped (pending, not admitted, not scheduled). A bound or running pod may show a stopped reclaim
+        attempt in its chain, which did not decide its fate."""
+        return self.stopper if self.outcome in STOPPED_OUTCOMES else None
+
     def as_dict(self) -> dict[str, Any]:
         return {"subject": self.subject, "kind": self.kind, "outcome": self.outcome, "sentence": self.sentence,
                 "rule": self.rule, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures],
@@ -81,6 +88,10 @@ class Answer:
                 "facts": [{"name": k, "text": t} for k, t in self.facts],
                 "reasons": [{"count": n, "rule": r, "example": e} for n, r, e in self.reasons],
                 "children": [c.as_dict() for c in self.children], "parts": [p.as_dict() for p in self.parts]}
+
+
+#: Outcomes where the first stopped check is what decided the object's fate.
+STOPPED_OUTCOMES = ("pending", "not admitted", "not-scheduled")
 
 
 @dataclass

@@ -67,7 +67,7 @@ def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
              f"  {a.sentence}"]
     if a.checks:
         lines.append("  checks, in the order Volcano ran them:")
-        stop = a.stopper if a.outcome in ("pending", "not admitted", "not-scheduled") else None
+        stop = a.decided_by
         lines += _check_lines(a.checks, stop, verbose)
     lines += [f"  ! Volcano quirk: {q}" for q in a.quirks]
     if a.per_cycle:

@@ -21,10 +21,6 @@ OUTCOMES = {
     "not reached": ("not reached", "gray"),
     "info": ("info", "blue"),
 }
-#: Outcomes of an object that a check stopped; only for those is the first "stopped" check the one that decided
-#: (a bound pod's answer can hold "stopped" checks after its bind, e.g. reclaim's "not starving"). The same
-#: rule as the plain-text rendering (capacity/answer_render.py, `render`).
-STOPPED_OUTCOMES = ("pending", "not admitted", "not scheduled")
 MAX_CHECKS = 80
 MAX_PARTS = 60
 #: The key of the box holding the sentence; the style below makes its sentence large.
@@ -98,7 +94,7 @@ def show_checks(answer: Answer, key: str) -> None:
     """The chain of checks in order, each with its outcome; the stopper in a red-bordered box."""
     if not answer.checks:
         return
-    stopper = answer.stopper if answer.outcome in STOPPED_OUTCOMES else None
+    stopper = answer.decided_by
     st.markdown("**The checks, in the order Volcano ran them**"
                 + (" · the one marked *stopped here* decided" if stopper is not None else ""))
     for i, (check, actions) in enumerate(_grouped(answer.checks[:MAX_CHECKS]), start=1):
@@ -149,7 +145,7 @@ def show_parts(answer: Answer, key: str, verbose: bool = False) -> None:
                 st.badge(md_escape(part.outcome or "?"), color="gray")
             with body:
                 st.text(f"{part.subject}: {part.sentence}")
-                stopper = part.stopper if part.outcome in STOPPED_OUTCOMES else None
+                stopper = part.decided_by
                 if stopper is not None:
                     st.text(f"stopped by {stopper.action}: {stopper.name}")
     if len(answer.parts) > MAX_PARTS:

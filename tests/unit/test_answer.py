@@ -301,3 +301,16 @@ def test_a_newline_in_a_name_is_shown_escaped_and_never_starts_a_line() -> None:
     text = render_text(answer_pod(explain_run(cluster(*objs), 1), "ns1/p0\nall good"))
     assert "p0\\nall good" in text
     assert not any(line.startswith("all good") for line in text.split("\n"))
+
+
+def test_a_not_scheduled_pod_has_its_deciding_check_and_a_bound_pod_has_none() -> None:
+    """`Answer.decided_by` is the one rule for "which check decided": the first stopper of a stopped object
+    only (the page once spelled the outcome "not scheduled" and lost the box for pods outside the session)."""
+    objs = [CAPACITY_CONF, node("n1", cpu="4", memory="8Gi"), queue("q1"),
+            podgroup("j1", "ghost", phase="Inqueue"), pod("p0", "j1", {"cpu": "1", "memory": "1Gi"}),
+            podgroup("j2", "q1", phase="Inqueue"), pod("p1", "j2", {"cpu": "1", "memory": "1Gi"})]
+    run = explain_run(cluster(*objs), 1)
+    lost = answer_pod(run, "ns1/p0")
+    assert lost.outcome == "not-scheduled" and lost.decided_by is lost.stopper is not None
+    bound = answer_pod(run, "ns1/p1")
+    assert bound.outcome == "bound" and bound.decided_by is None
