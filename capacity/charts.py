@@ -2,8 +2,9 @@
 
 The input is the per-queue summary the queue plugin reports (`CycleResult.queues`: for each queue
 `deserved`, `allocated`, `realCapability`, `capability`, `guarantee` as `to_dict` values, `share` and
-`parent`). Figures only arrange those numbers; hover texts show them exactly, in Kubernetes units
-(in the input's own style when the caller passes the cluster's `unit_styles`).
+`parent`). Figures only arrange those numbers; tables, tiles and hover texts show them for reading at any size
+(`capacity.human_units`: cores, Gi; in the input's own family of units when the caller passes the cluster's
+`unit_styles`).
 
 Names come from the user's input and Plotly renders an HTML subset in labels, hover texts, legends and
 titles: every input string goes through `safe` (HTML-escaped), and none is put into a template
@@ -19,6 +20,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from capacity.human_units import human_describe, human_value
 from capacity.quantity import format_resource_value
 from capacity.resources import SCALAR_INFINITY
 
@@ -118,7 +120,7 @@ def _preorder(queues: QueueNumbers) -> list[tuple[str, int]]:
 
 def queue_rows(queues: QueueNumbers, styles: Styles = None,
                declared: Mapping[str, Iterable[str]] | None = None) -> list[dict[str, Any]]:
-    """One row per queue (tree order) with the table's metrics written out exactly.
+    """One row per queue (tree order) with the table's metrics for reading (cores, Gi: `human_describe`).
 
     `declared`: each queue's spec.capability resource names; a capability its spec leaves out reads `UNSET`.
     """
@@ -129,8 +131,8 @@ def queue_rows(queues: QueueNumbers, styles: Styles = None,
         row: dict[str, Any] = {"queue": name, "parent": _parent_of(name, queues), "depth": depth,
                                "share": float(numbers.get("share", 0.0))}
         for metric in TABLE_METRICS:
-            row[metric] = describe(numbers.get(metric), styles=styles,
-                                   unset=unset.get(name, ()) if metric == "capability" else ())
+            row[metric] = human_describe(numbers.get(metric), styles=styles, unset_text=UNSET,
+                                         unset=unset.get(name, ()) if metric == "capability" else ())
         rows.append(row)
     return rows
 
@@ -190,7 +192,7 @@ def queue_tree_figure(queues: QueueNumbers, styles: Styles = None) -> go.Figure:
 
 def _queue_hover(name: str, numbers: Mapping[str, Any], styles: Styles = None) -> str:
     lines = [f"<b>{safe(name)}</b>", f"share: {float(numbers.get('share', 0.0)):.4g}"]
-    lines += [f"{metric}: {safe(describe(numbers.get(metric), styles=styles))}" for metric in TABLE_METRICS
+    lines += [f"{metric}: {safe(human_describe(numbers.get(metric), styles=styles))}" for metric in TABLE_METRICS
               if metric in numbers]
     return "<br>".join(lines)
 
@@ -239,8 +241,8 @@ def treemap(queues: QueueNumbers, metric: str, resource: str, styles: Styles = N
         values = [own[n] for n in names]
     shares = [float(queues[n].get("share", 0.0)) for n in names]
     what = safe(f"{metric} {resource}")
-    custom = [[safe(format_resource_value(resource, own[n], styles)), f"{shares[i]:.4g}",
-               safe(format_resource_value(resource, total[n], styles)), what] for i, n in enumerate(names)]
+    custom = [[safe(human_value(resource, own[n], styles)), f"{shares[i]:.4g}",
+               safe(human_value(resource, total[n], styles)), what] for i, n in enumerate(names)]
     fig = go.Figure(go.Treemap(
         ids=names, labels=[safe(n) for n in names], parents=[_parent_of(n, queues) for n in names], values=values,
         branchvalues=branchvalues, customdata=custom, sort=False,
@@ -337,7 +339,7 @@ def queue_bars_figure(queues: QueueNumbers, resource: str, styles: Styles = None
         return float((queues[name].get(metric) or {}).get(resource, 0.0))
 
     def shown(v: float) -> str:
-        return safe(format_resource_value(resource, v, styles))
+        return safe(human_value(resource, v, styles))
 
     alloc = [amount(n, "allocated") for n in names]
     deserved = [amount(n, "deserved") for n in names]

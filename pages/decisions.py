@@ -11,13 +11,15 @@ import streamlit as st
 
 from capacity.errors import InputError
 from capacity.explain import victim_table
+from capacity.views_paging import paginate
 from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
+from ui.paging import page_picker, paged_table
 from ui.state import get_workspace
 from ui.text import md_escape
-from ui.views import filter_rows, record_rows, trace_jsonl, why_pending
+from ui.views import record_index, trace_jsonl
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
@@ -58,15 +60,37 @@ def _lines_of(title: str, lines: list[str]) -> None:
             st.text(line)
 
 
-def _record_lines(about: list[dict], what: str) -> None:
-    with st.expander(f"Every record of cycle {cycle} about {md_escape(what)}"):
-        if not about:
+#: At most this many records are listed under an answer; the table below filters and pages the rest.
+MAX_RECORD_LINES = 40
+
+
+def _record_lines(positions: list[int], what: str) -> None:
+    with st.expander(f"Every record of cycle {cycle} about {md_escape(what)} ({len(positions):,})"):
+        if not positions:
             st.text(f"No decision in cycle {cycle} mentions {what}.")
-        for row in about:
+        for row in index.rows(positions[:MAX_RECORD_LINES]):
             reason = md_escape(row["reasons"]) if row["reasons"] else "(no reason recorded)"
             st.markdown(f"- **{md_escape(row['action'])} · {md_escape(row['kind'])}** on {md_escape(row['subject'])} "
                         f"→ {md_escape(row['verdict'])}{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}: "
                         f"{reason}")
+        if len(positions) > MAX_RECORD_LINES:
+            st.caption(f"… and {len(positions) - MAX_RECORD_LINES:,} more: filter the table of every decision below "
+                       "(its search box takes a pod, job or queue name).")
+
+
+def _record_detail(row: dict) -> None:
+    """One record in full, below the table: its reasons one per line, never cut."""
+    with st.container(border=True, key="decisions_detail"):
+        st.markdown(f"**{md_escape(row['action'])} · {md_escape(row['kind'])}** on **{md_escape(row['subject'])}** "
+                    f"→ **{md_escape(row['verdict'])}**{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}")
+        where = " · ".join(f"{k} {row[k]}" for k in ("queue", "job", "pod") if row[k])
+        if where:
+            st.text(where)
+        lines = row["reasons"].split(" | ") if row["reasons"] else ["(no reason recorded)"]
+        st.text("\n".join(lines))
+        if row["numbers"]:
+            st.caption("Numbers")
+            st.text(row["numbers"])
 
 
 st.title("Decisions")
@@ -80,7 +104,11 @@ if not ws.history:
 cycles = [s.cycle for s in ws.history]
 cycle = st.selectbox("Cycle", cycles, index=len(cycles) - 1, key="decisions_cycle")
 step = ws.step_at(cycle)
-rows = record_rows(step.records, step.before)
+if step.index is None:
+    with st.spinner(f"Indexing the {len(step.records):,} decision records of cycle {cycle}…"):
+        index = record_index(step)
+else:
+    index = record_index(step)
 after = ws.cluster_after(cycle)
 evicted = set(step.result.evicted)
 
@@ -147,37 +175,46 @@ if chosen is not None:
         job = f"{pod.namespace}/{pod.group}" if pod.group else ""
         if job and job in where.podgroups and not pod.node_name:
             _what_if_offer(cycle, job)
-        _record_lines(why_pending(rows, step.before, chosen), f"{chosen}, its job or its queue")
+        _record_lines(index.about_pod(step.before, chosen), f"{chosen}, its job or its queue")
     elif kind == "job":
         waiting = [p for p in after.pods.values() if p.group and f"{p.namespace}/{p.group}" == chosen
                    and not p.node_name]
         if waiting or after.podgroups.get(chosen) is not None and after.podgroups[chosen].phase in ("", "Pending"):
             _what_if_offer(cycle, chosen)
-        _record_lines(filter_rows(rows, job=chosen), f"{chosen} or its pods")
+        _record_lines(index.about_job(chosen), f"{chosen} or its pods")
     else:
-        _record_lines([r for r in rows if r["queue"] == chosen or r["subject"] == chosen],
-                      f"queue {chosen} or its jobs")
+        _record_lines(index.about_queue(chosen), f"queue {chosen} or its jobs")
 
 show_session_notes(cycle_notes(ws, cycle), cycle)
 
 # ---- the whole cycle ----------------------------------------------------------------------------------------
 st.subheader(f"Every decision of cycle {cycle}")
-f1, f2, f3, f4 = st.columns(4)
-actions = f1.multiselect("Action", sorted({r["action"] for r in rows}), key="decisions_actions")
-queue = f2.selectbox("Queue", ["", *sorted({r["queue"] for r in rows if r["queue"]})], key="decisions_queue",
-                     format_func=lambda v: v or "(any)")
-job_filter = f3.selectbox("Job", ["", *sorted({r["job"] for r in rows if r["job"]})], key="decisions_job",
-                          format_func=lambda v: v or "(any)")
-pod_filter = f4.selectbox("Pod", ["", *sorted({r["pod"] for r in rows if r["pod"]})], key="decisions_pod",
-                          format_func=lambda v: v or "(any)")
-shown = filter_rows(rows, actions=actions, queue=queue, job=job_filter, pod=pod_filter)
-st.caption(f"{len(shown)} of {len(rows)} records of cycle {cycle}")
-st.dataframe(shown, hide_index=True, key="decisions_table",
-             column_config={"reasons": st.column_config.TextColumn(width="large")})
+f1, f2, f3 = st.columns([2, 2, 3])
+actions = f1.multiselect("Action", index.actions(), key="decisions_actions")
+queue = f2.selectbox("Queue", ["", *index.queues()], key="decisions_queue", format_func=lambda v: v or "(any)")
+search = f3.text_input("Pod, job or subject contains", key="decisions_search", placeholder="e.g. a pod or job name")
+shown = index.select(actions=actions, queue=queue, text=search)
+st.caption(f"{len(shown):,} of {len(index.records):,} records of cycle {cycle} · one page at a time; select a row "
+           "to read it whole below (the first row of the page otherwise)")
+page = paginate(shown, page_picker(len(shown), "decisions_table"))
+rows = index.rows(page.rows)
+event = st.dataframe(
+    rows, hide_index=True, key="decisions_table", on_select="rerun", selection_mode="single-row",
+    column_order=["subject", "verdict", "reasons", "action", "kind", "plugin", "queue", "job", "pod", "numbers"],
+    column_config={"subject": st.column_config.TextColumn(width="medium"),
+                   "verdict": st.column_config.TextColumn(width="medium"),
+                   "reasons": st.column_config.TextColumn(width="large"),
+                   "pod": st.column_config.TextColumn(width="medium"),
+                   "job": st.column_config.TextColumn(width="medium")})
+st.caption(page.caption("records"))
+picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
+if rows:
+    _record_detail(rows[picked[0]] if picked and picked[0] < len(rows) else rows[0])
 
 st.download_button(
-    "Download all decisions as JSON Lines", data=trace_jsonl(ws.history), file_name=f"{ws.scenario}-trace.jsonl",
-    mime="application/jsonl", key="download_trace", icon=":material/download:",
+    "Download all decisions as JSON Lines", data=lambda: trace_jsonl(ws.history),
+    file_name=f"{ws.scenario}-trace.jsonl", mime="application/jsonl", key="download_trace",
+    icon=":material/download:", help="Every record of every cycle run; written when you click.",
 )
 
 st.subheader("Victims of reclaim and preempt")
@@ -185,7 +222,7 @@ victims = victim_table(step.records, cycle)
 if victims:
     st.caption("Every candidate a reclaim or preempt victim decision looked at, with each plugin's verdict and rule "
                "per tier, the tier that decided, whether it ended in the victim list and whether it was evicted.")
-    st.dataframe(victims, hide_index=True, key="victims_table")
+    paged_table(victims, "victims_table", noun="candidates")
 else:
     st.markdown(f"No reclaim or preempt victim decision in cycle {cycle} (actions: "
                 f"{md_escape(', '.join(step.before.conf.actions))}).")

@@ -8,8 +8,8 @@ from typing import Any
 import streamlit as st
 
 from capacity import edit
-from capacity.charts import describe
 from capacity.edit import resource_strings
+from capacity.human_units import human_describe
 from capacity.resources import Resource, to_dict
 from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_notice, value
 from ui.state import get_workspace
@@ -57,7 +57,8 @@ def node_rows() -> list[dict[str, Any]]:
     for n in ws.cluster.nodes:
         u = used.get(n.name, Resource.empty())
         rows.append({
-            "node": n.name, "allocatable": describe(to_dict(n.allocatable)), "requested": describe(to_dict(u)),
+            "node": n.name, "allocatable": human_describe(to_dict(n.allocatable), styles=ws.cluster.unit_styles),
+            "requested": human_describe(to_dict(u), styles=ws.cluster.unit_styles),
             "pods": count.get(n.name, 0), "unschedulable": n.unschedulable, "ready": n.ready,
             "labels": ", ".join(f"{k}={v}" for k, v in sorted(n.labels.items())),
         })

@@ -9,6 +9,7 @@ from datetime import datetime
 import streamlit as st
 
 from capacity.export import export_yaml
+from ui.answers import MEMO_KEY as ANSWER_MEMO_KEY
 from ui.state import Problem, fixture_description, fixture_names, get_workspace
 from ui.text import md_escape
 from ui.widgets import scenario_caption, show_problem
@@ -27,7 +28,10 @@ def _size(n: int) -> str:
 
 
 def _remember_load(source: str, size: int | None) -> None:
-    """What was loaded, in words that tell two files of the same name apart: size, counts and time."""
+    """What was loaded, in words that tell two files of the same name apart: size, counts and time.
+
+    The answers kept for the previous scenario's cycles go (they hold its clusters and decision records)."""
+    st.session_state.pop(ANSWER_MEMO_KEY, None)
     c = ws.cluster
     st.session_state[LOADED_KEY] = {
         "cluster": id(c), "name": ws.scenario, "source": source, "size": size,
@@ -62,9 +66,11 @@ def _load_upload() -> None:
         return  # the file was removed from the uploader: the loaded scenario stays
     data = upload.getvalue()
     conf_text = conf.getvalue().decode("utf-8", errors="replace") if conf is not None else None
-    if _guarded("upload", upload.name, lambda: ws.load_text(
+    with st.spinner(f"Reading {upload.name} ({_size(len(data))})…"):
+        loaded = _guarded("upload", upload.name, lambda: ws.load_text(
             data.decode("utf-8", errors="replace"), name=upload.name, source=upload.name, input_key="upload",
-            conf_text=conf_text)):
+            conf_text=conf_text))
+    if loaded:
         _remember_load("upload", len(data))
 
 
@@ -172,7 +178,8 @@ if warnings:
 
 st.subheader("Download")
 st.download_button(
-    "Download scenario as YAML", data=export_yaml(c), file_name=f"{ws.scenario.removesuffix('.yaml')}"
+    # Built when clicked (a callable): at openb scale the YAML takes seconds to write, every visit otherwise.
+    "Download scenario as YAML", data=lambda: export_yaml(c), file_name=f"{ws.scenario.removesuffix('.yaml')}"
     f"{f'-cycle{ws.cycle}' if ws.cycle else ''}.yaml", mime="application/yaml", key="download_yaml",
     icon=":material/download:",
 )

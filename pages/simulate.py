@@ -14,6 +14,9 @@ import streamlit as st
 from capacity.charts import share_timeline_figure
 from capacity.errors import InputError
 from capacity.timeline import UNTIL_KINDS, UNTIL_TARGET, Until
+from capacity.views_paging import counts_by, top_queues
+from ui.editing import keep_valid
+from ui.paging import paged_table
 from ui.state import Problem, get_workspace, option_names
 from ui.views import cycle_summary, history_rows
 from ui.widgets import scenario_caption, show_problem
@@ -22,12 +25,15 @@ ws = get_workspace()
 
 
 def _step() -> None:
-    ws.step()
+    with st.spinner(f"Running cycle {ws.cycle + 1}…"):
+        ws.step()
     st.session_state["shown_cycle"] = ws.cycle
 
 
 def _run() -> None:
-    ws.run(int(st.session_state.get("run_n", 5)))
+    n = int(st.session_state.get("run_n", 5))
+    with st.spinner(f"Running {n} cycles from cycle {ws.cycle + 1}…"):
+        ws.run(n)
     st.session_state["shown_cycle"] = ws.cycle
 
 
@@ -67,7 +73,8 @@ def _run_until() -> None:
     until = Until(kind, str(ss.get(f"until_{need}", "") or "") if need else "")
     start = ws.cycle
     try:
-        steps, why = ws.run_until(until, int(ss.get("until_max", 20)))
+        with st.spinner(f"Running until {until.describe()}…"):
+            steps, why = ws.run_until(until, int(ss.get("until_max", 20)))
     except InputError as err:
         ws.errors["run_until"] = Problem.from_error(err)
         return
@@ -94,6 +101,50 @@ def _switch() -> None:
 
 def _set_option(name: str) -> None:
     ws.options = replace(ws.options, **{name: bool(st.session_state[f"option_{name}"])})
+
+
+#: Up to this many binds are listed one by one ("bound pod → node"); more are summarised per queue.
+MAX_BIND_LINES = 50
+#: Lines the history chart draws unless the user asks for more.
+HISTORY_LINES = 10
+
+
+def _binds(binds: list[dict]) -> None:
+    """The cycle's binds: each one when they are few; else how many per queue, and one queue's binds on asking."""
+    if not binds:
+        return
+    st.markdown("**Binds**")
+    if len(binds) <= MAX_BIND_LINES:
+        st.dataframe(binds, hide_index=True, key="binds_table")
+        st.text("\n".join(f"bound {r['pod']} → {r['node']}" for r in binds))
+        return
+    per_queue = counts_by(binds, "queue")
+    st.caption(f"{len(binds):,} binds in {len(per_queue):,} queues: how many per queue; choose a queue to list its "
+               "binds.")
+    paged_table(per_queue, "binds_by_queue", noun="queues")
+    queues = [r["queue"] for r in per_queue]
+    keep_valid("binds_queue", ["", *queues], "")
+    chosen = st.selectbox("List the binds of queue", ["", *queues], key="binds_queue",
+                          format_func=lambda q: q or "(choose a queue)")
+    if chosen:
+        paged_table([r for r in binds if r["queue"] == chosen], "binds_table", noun="binds")
+
+
+def _history_chart() -> None:
+    """Share per queue at the end of each cycle: the few that went highest, or those searched for."""
+    history = ws.share_history()
+    names = {q for _, numbers in history for q in numbers}
+    if len(names) <= HISTORY_LINES:
+        st.plotly_chart(share_timeline_figure(history), key="share_timeline", width="stretch")
+        return
+    h1, h2 = st.columns([1, 2])
+    n = int(h1.number_input("Queues drawn", min_value=1, max_value=min(50, len(names)), value=HISTORY_LINES,
+                            key="history_top", help="The queues whose share went highest"))
+    query = h2.text_input("Queue name contains", key="history_search", placeholder=f"any of {len(names)} queues")
+    wanted = top_queues(history, n, query)
+    st.caption(f"{len(wanted)} of {len(names)} queues drawn: the highest share over these cycles"
+               f"{' among the names matching the search' if query.strip() else ''}.")
+    st.plotly_chart(share_timeline_figure(history, wanted), key="share_timeline", width="stretch")
 
 
 st.title("Simulate")
@@ -210,15 +261,14 @@ m[2].metric("Pipelined jobs", len(summary.pipelined))
 m[3].metric("Phase changes", len(summary.phases))
 if summary.empty:
     st.markdown("Nothing changed in this cycle.")
-for title, rows, key in [("Binds", summary.binds, "binds_table"), ("Evictions", summary.evicted, "evicted_table"),
+_binds(summary.binds)
+for title, rows, key in [("Evictions", summary.evicted, "evicted_table"),
                          ("Pipelined", summary.pipelined, "pipelined_table"),
                          ("PodGroup phase changes", summary.phases, "phases_table")]:
     if rows:
         st.markdown(f"**{title}**")
-        st.dataframe(rows, hide_index=True, key=key)
-if summary.binds:
-    st.text("\n".join(f"bound {r['pod']} → {r['node']}" for r in summary.binds))
+        paged_table(rows, key, noun=title.lower())
 
 st.subheader("History")
-st.plotly_chart(share_timeline_figure(ws.share_history()), key="share_timeline", width="stretch")
-st.dataframe(history_rows(ws.history), hide_index=True, key="history_table")
+_history_chart()
+paged_table(history_rows(ws.history)[::-1], "history_table", noun="cycles")

@@ -77,6 +77,8 @@ class Step:
     before: Cluster
     result: CycleResult
     records: list[Record]
+    #: the Decisions page's index of `records` (ui.views.record_index), built when first asked for
+    index: Any = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -171,6 +173,10 @@ class Workspace:
         self.lifecycle, self.sim = False, None
         self.edits, self.undo_stack, self.timelines, self.timeline = [], [], {}, "main"
         self.fixes, self.notices = {}, {}
+        # Nothing of the previous scenario stays reachable (its clusters and records are large at scale).
+        self.whatif.clear()
+        self.numbers_memo = None
+        self.drafts, self.findings, self.findings_key = {}, [], ()
         return True
 
     def load_fixture(self, name: str) -> bool:

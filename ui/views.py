@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from capacity.charts import describe
 from capacity.cluster import Cluster, PodObj
+from capacity.human_units import human_describe, human_value
 from capacity.model import TaskStatus
 from capacity.resources import Resource, to_dict
 from capacity.trace import Record
@@ -21,7 +21,7 @@ from ui.state import Step
 
 
 def _res(r: Resource | None, styles: dict[str, str] | None = None) -> str:
-    return describe(to_dict(r), styles=styles) if r is not None else "-"
+    return human_describe(to_dict(r), styles=styles) if r is not None else "-"
 
 
 def pod_job(cluster: Cluster, pod: PodObj) -> str:
@@ -209,6 +209,87 @@ def record_rows(records: Iterable[Record], cluster: Cluster) -> list[dict[str, A
     return rows
 
 
+@dataclass
+class RecordIndex:
+    """Every record of one cycle with its pod, job and queue resolved once: the Decisions page filters and
+    pages over this and builds table rows only for the page it shows (a cycle at openb scale has ~93,000
+    records; their rows would be ~150 MB on the server and in the browser). Kept on its `Step`."""
+
+    records: list[Record]
+    links: list[Links]
+
+    def actions(self) -> list[str]:
+        return sorted({r.action for r in self.records})
+
+    def queues(self) -> list[str]:
+        return sorted({lk.queue for lk in self.links if lk.queue})
+
+    def select(self, *, actions: Iterable[str] = (), queue: str = "", text: str = "") -> list[int]:
+        """Positions of the records of the given actions (all when empty) about `queue` (any when ""), whose
+        subject, job or pod contains `text` (case-insensitive; any when "")."""
+        wanted = set(actions)
+        needle = text.strip().casefold()
+        out = []
+        for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True)):
+            if wanted and r.action not in wanted:
+                continue
+            if queue and lk.queue != queue:
+                continue
+            if needle and not any(needle in s.casefold() for s in (r.subject, lk.job, lk.pod)):
+                continue
+            out.append(i)
+        return out
+
+    def about_pod(self, cluster: Cluster, pod_key: str) -> list[int]:
+        """Records about the pod itself, its job (enqueue, gang, ...) or its queue (overused, ...): `why_pending`."""
+        pod = cluster.pods.get(pod_key)
+        if pod is None:
+            return []
+        job = pod_job(cluster, pod)
+        pg = cluster.podgroups.get(job)
+        queue = pg.queue if pg else ""
+        return [i for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True))
+                if lk.pod == pod_key or (job and lk.job == job and not lk.pod) or (queue and r.subject == queue)]
+
+    def about_job(self, job: str) -> list[int]:
+        return [i for i, lk in enumerate(self.links) if lk.job == job]
+
+    def about_queue(self, queue: str) -> list[int]:
+        return [i for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True))
+                if lk.queue == queue or r.subject == queue]
+
+    def rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
+        """Table rows (as `record_rows` builds them) of the records at `positions` only."""
+        out = []
+        for i in positions:
+            r, lk = self.records[i], self.links[i]
+            out.append({
+                "cycle": r.cycle, "action": r.action, "kind": r.kind, "subject": r.subject,
+                "verdict": _verdict(r), "plugin": r.plugin, "queue": lk.queue,
+                "job": lk.job, "pod": lk.pod, "reasons": _reasons(r), "numbers": _values(r),
+            })
+        return out
+
+
+def record_index(step: Step) -> RecordIndex:
+    """The step's RecordIndex, built on first use and kept on the step (dropped with it)."""
+    got = getattr(step, "index", None)
+    if got is None:
+        interned: dict[Links, Links] = {}
+        links = []
+        for r in step.records:
+            lk = record_links(r, step.before)
+            links.append(interned.setdefault(lk, lk))
+        got = RecordIndex(list(step.records), links)
+        step.index = got
+    return got
+
+
+def reason_lines(record: Record) -> list[str]:
+    """A record's reasons, one line each, whole: "[plugin/rule] text"."""
+    return [f"[{r.plugin}/{r.rule}] {r.text}" for r in record.reasons]
+
+
 def trace_jsonl(steps: Iterable[Step]) -> str:
     """Every record of every cycle, one JSON object a line: the format of `python -m capacity simulate --trace`."""
     return "".join(json.dumps(r.as_dict()) + "\n" for s in steps for r in s.records)
@@ -269,7 +350,6 @@ def queue_detail_rows(numbers: dict[str, Any], styles: dict[str, str] | None = N
     spec.capability sets; a capability of 0 on any other reads "unset (no limit)".
     """
     from capacity.charts import TABLE_METRICS, UNSET, resource_names
-    from capacity.quantity import format_resource_value
 
     rows = []
     for name in resource_names({"q": numbers}):
@@ -281,6 +361,6 @@ def queue_detail_rows(numbers: dict[str, Any], styles: dict[str, str] | None = N
             elif metric == "capability" and declared is not None and name not in declared and values[name] == 0:
                 row[metric] = UNSET
             else:
-                row[metric] = format_resource_value(name, values[name], styles)
+                row[metric] = human_value(name, values[name], styles)
         rows.append(row)
     return rows
