@@ -140,8 +140,11 @@ def queue_rows(queues: QueueNumbers, styles: Styles = None,
 # ---- queue tree ---------------------------------------------------------------------------------
 
 
-def queue_tree_figure(queues: QueueNumbers, styles: Styles = None) -> go.Figure:
-    """The queue hierarchy as a top-down tree, nodes coloured by share, numbers on hover."""
+def queue_tree_figure(queues: QueueNumbers, styles: Styles = None,
+                      hidden: Mapping[str, int] | None = None) -> go.Figure:
+    """The queue hierarchy as a top-down tree, nodes coloured by share, numbers on hover.
+
+    `hidden`: per queue, how many queues below it are not drawn (a collapsed level): labelled "(+n)"."""
     order = _preorder(queues)
     kids = _children(queues)
     x: dict[str, float] = {}
@@ -174,7 +177,8 @@ def queue_tree_figure(queues: QueueNumbers, styles: Styles = None) -> go.Figure:
     fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#999", "width": 1.5},
                              hoverinfo="skip", showlegend=False))
     fig.add_trace(go.Scatter(
-        x=[x[n] for n in names], y=[-depth[n] for n in names], mode="markers+text", text=[safe(n) for n in names],
+        x=[x[n] for n in names], y=[-depth[n] for n in names], mode="markers+text",
+        text=[safe(n) + (f" (+{hidden[n]})" if hidden and hidden.get(n) else "") for n in names],
         textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False, name="queues",
         marker={"size": 26, "color": shares, "colorscale": SHARE_COLORSCALE, "cmin": 0.0,
                 "cmax": max(2.0, *shares) if shares else 2.0, "cmid": 1.0,

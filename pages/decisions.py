@@ -11,7 +11,7 @@ import streamlit as st
 
 from capacity.errors import InputError
 from capacity.explain import victim_table
-from capacity.views_paging import paginate
+from capacity.views_paging import contains, paginate
 from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
@@ -60,6 +60,8 @@ def _lines_of(title: str, lines: list[str]) -> None:
             st.text(line)
 
 
+#: A "why?" picker offers at most this many names at once (a search box narrows the rest).
+MAX_OPTIONS = 300
 #: At most this many records are listed under an answer; the table below filters and pages the rest.
 MAX_RECORD_LINES = 40
 
@@ -89,8 +91,8 @@ def _record_detail(row: dict) -> None:
         lines = row["reasons"].split(" | ") if row["reasons"] else ["(no reason recorded)"]
         st.text("\n".join(lines))
         if row["numbers"]:
-            st.caption("Numbers")
-            st.text(row["numbers"])
+            with st.expander(f"Numbers the record carries ({len(row['numbers']):,} characters of JSON)"):
+                st.json(row["numbers"], expanded=1)
 
 
 st.title("Decisions")
@@ -153,8 +155,23 @@ if not subjects:
     st.text(f"The scenario has no {kind}s.")
     chosen = None
 else:
-    keep_valid(widget, subjects)
-    chosen = st.selectbox(label, subjects, key=widget, format_func=_label)
+    options = subjects
+    if len(subjects) > MAX_OPTIONS:  # thousands of pods: the browser gets a few hundred names, found by typing
+        find = st.text_input(f"Find a {kind} (name contains)", key=f"{widget}_find",
+                             placeholder=f"{len(subjects):,} {kind}s: type part of a name")
+        match = contains(find)
+        options = [s for s in subjects if match(s)][:MAX_OPTIONS]
+        current = st.session_state.get(widget)
+        if current in subjects and current not in options and not find.strip():
+            options = [current, *options[:MAX_OPTIONS - 1]]
+        st.caption(f"{len(options):,} of {len(subjects):,} {kind}s offered below"
+                   + (" (waiting ones first); type to narrow" if len(options) < len(subjects) else ""))
+    if not options:
+        st.text(f"No {kind} name contains that.")
+        chosen = None
+    else:
+        keep_valid(widget, options)
+        chosen = st.selectbox(label, options, key=widget, format_func=_label)
 
 if chosen is not None:
     verbose = kind == "queue" and st.toggle("Every job of the queue, not only the top reasons", key="why_verbose")

@@ -13,7 +13,9 @@ import streamlit as st
 from capacity import edit
 from capacity.errors import InputError
 from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
+from capacity.views_paging import search_rows
 from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_notice, value
+from ui.paging import paged_table
 from ui.state import Problem, get_workspace
 from ui.text import md_code
 from ui.views import job_rows, pending_pods, pod_rows, waiting_jobs, why_waiting
@@ -62,8 +64,21 @@ def _delete() -> None:
 
 st.title("Jobs")
 scenario_caption(ws)
-jobs = job_rows(ws.cluster)
-pods = pod_rows(ws.cluster)
+
+
+def _rows() -> tuple[list, list]:
+    """Job and pod rows of the current cluster, kept while it is the same state (every widget reruns the page)."""
+    state = (id(ws.cluster), ws.revision, ws.cycle, ws.timeline)
+    kept = st.session_state.get(ROWS_MEMO)
+    if kept is None or kept[0] != state:
+        with st.spinner(f"Listing {len(ws.cluster.podgroups):,} jobs and {len(ws.cluster.pods):,} pods…"):
+            kept = (state, job_rows(ws.cluster), pod_rows(ws.cluster))
+        st.session_state[ROWS_MEMO] = kept
+    return kept[1], kept[2]
+
+
+ROWS_MEMO = "jobs_rows_memo"
+jobs, pods = _rows()
 
 queues = sorted({row["queue"] for row in jobs})
 queue = st.selectbox("Queue", ["(all)", *queues], key="jobs_queue")
@@ -73,6 +88,8 @@ if queue != "(all)":
 
 #: At most this many pods get a line of their own (a gang's pods mostly share their job's answer).
 MAX_POD_LINES = 20
+#: At most this many waiting jobs are answered on this page (each answer reads the cycle's records).
+MAX_JOB_LINES = 20
 
 
 def _why_lines(whys: list, noun: str) -> None:
@@ -88,7 +105,8 @@ def _why_waiting() -> None:
     st.subheader("Why are they waiting?")
     job_names = [uid for uid in waiting_jobs(ws.cluster) if queue == "(all)" or
                  ws.cluster.podgroups[uid].queue == queue]
-    pod_names = [key for key in pending_pods(ws.cluster) if key in {row["pod"] for row in pods}]
+    in_queue = {row["pod"] for row in pods}
+    pod_names = [key for key in pending_pods(ws.cluster) if key in in_queue]
     if not job_names and not pod_names:
         st.caption("No job or pod is waiting.")
         return
@@ -99,20 +117,27 @@ def _why_waiting() -> None:
         return
     st.caption(f"After cycle {ws.cycle}, in the engine's words (the Decisions page has the full chain of checks).")
     with st.container(key="jobs_why"):
-        _why_lines(why_waiting(ws, job_names, "job", memo=st.session_state), "Job")
+        _why_lines(why_waiting(ws, job_names[:MAX_JOB_LINES], "job", memo=st.session_state), "Job")
+        if len(job_names) > MAX_JOB_LINES:
+            st.caption(f"… and {len(job_names) - MAX_JOB_LINES:,} more waiting jobs (Decisions answers each; the "
+                       "Queue filter above narrows this list).")
         _why_lines(why_waiting(ws, pod_names[:MAX_POD_LINES], "pod", memo=st.session_state), "Pod")
         if len(pod_names) > MAX_POD_LINES:
             st.caption(f"… and {len(pod_names) - MAX_POD_LINES} more waiting pods (Decisions answers each).")
 
 
-_why_waiting()
-st.subheader(f"Jobs ({len(jobs)})")
-st.dataframe(jobs, hide_index=True, key="jobs_table")
-st.subheader(f"Pods ({len(pods)})")
-only_waiting = st.toggle("Only pods without a node", key="jobs_only_waiting")
+with st.spinner("Asking the engine why jobs and pods wait…"):
+    _why_waiting()
+st.subheader(f"Jobs ({len(jobs):,})")
+job_search = st.text_input("Job contains", key="jobs_search", placeholder="part of a job name")
+paged_table(search_rows(jobs, job_search, ("job",)), "jobs_table", noun="jobs")
+st.subheader(f"Pods ({len(pods):,})")
+p1, p2 = st.columns([1, 2], vertical_alignment="bottom")
+only_waiting = p1.toggle("Only pods without a node", key="jobs_only_waiting")
+pod_search = p2.text_input("Pod, job or node contains", key="pods_search", placeholder="part of a name")
 if only_waiting:
     pods = [row for row in pods if not row["node"]]
-st.dataframe(pods, hide_index=True, key="pods_table")
+paged_table(search_rows(pods, pod_search, ("pod", "job", "node")), "pods_table", noun="pods")
 
 
 st.divider()

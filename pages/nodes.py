@@ -11,7 +11,9 @@ from capacity import edit
 from capacity.edit import resource_strings
 from capacity.human_units import human_describe
 from capacity.resources import Resource, to_dict
+from capacity.views_paging import search_rows
 from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_notice, value
+from ui.paging import paged_table
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
 from ui.widgets import scenario_caption, show_findings, show_problem
@@ -67,7 +69,8 @@ def node_rows() -> list[dict[str, Any]]:
 
 st.title("Nodes")
 scenario_caption(ws)
-st.dataframe(node_rows(), hide_index=True, key="nodes_table")
+node_search = st.text_input("Node or label contains", key="nodes_search", placeholder="part of a name or label")
+paged_table(search_rows(node_rows(), node_search, ("node", "labels")), "nodes_table", noun="nodes")
 
 st.header("Edit a node")
 names = [n.name for n in ws.cluster.nodes]

@@ -14,6 +14,7 @@ from capacity import edit
 from capacity.charts import queue_bars_figure, queue_rows, queue_tree_figure
 from capacity.charts import resource_names as numbers_resources
 from capacity.edit import QUOTAS, ROOT, resource_strings
+from capacity.views_paging import TreeView, queue_depths, search_rows, tree_view
 from ui.editing import (
     badge,
     draft,
@@ -25,6 +26,7 @@ from ui.editing import (
     show_notice,
     value,
 )
+from ui.paging import paged_table
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
 from ui.views import declared_capabilities, queue_detail_rows
@@ -106,6 +108,44 @@ def _numbers() -> None:
     _numbers_of(numbers)
 
 
+#: Findings of more queues than this are folded into one expander under the tree.
+FINDINGS_OPEN = 3
+#: A tree with more queues than this opens collapsed to the levels that fit.
+TREE_OPEN_QUEUES = 40
+
+
+def _open_levels(depths: dict[str, int]) -> int:
+    """How many levels to open at first: all when the tree is small, else the most that keep <= 40 queues."""
+    levels = max(depths.values(), default=0) + 1
+    for n in range(levels, 0, -1):
+        if sum(1 for d in depths.values() if d < n) <= TREE_OPEN_QUEUES:
+            return n
+    return 1
+
+
+def _tree_view(numbers: dict) -> TreeView:
+    """Levels to open and a search, for the tree and the bars: a 200-queue tree drawn whole is unreadable."""
+    depths = queue_depths(numbers)
+    levels = max(depths.values(), default=0) + 1
+    if len(numbers) <= TREE_OPEN_QUEUES:
+        return tree_view(numbers, levels)
+    st.session_state.setdefault("queue_tree_levels", _open_levels(depths))
+    if st.session_state["queue_tree_levels"] not in range(1, levels + 1):
+        st.session_state["queue_tree_levels"] = _open_levels(depths)
+    c1, c2 = st.columns([1, 2])
+    shown = c1.select_slider("Levels open", options=list(range(1, levels + 1)), key="queue_tree_levels",
+                             help="Collapse or expand the tree by level; a collapsed queue shows (+n) queues below it")
+    query = c2.text_input("Find a queue", key="queue_tree_search", placeholder="part of a name: shows it, its "
+                          "ancestors and its children")
+    view = tree_view(numbers, shown, query)
+    if query.strip() and not view.queues:
+        st.caption("No queue name contains that.")
+        return tree_view(numbers, shown)
+    st.caption(f"{len(view.queues)} of {len(numbers)} queues drawn"
+               + (f"; {view.hidden_total} below collapsed queues ((+n) on each)" if view.hidden_total else "") + ".")
+    return view
+
+
 def _numbers_of(numbers: dict) -> None:
     styles = ws.cluster.unit_styles
     declared = declared_capabilities(ws.cluster)
@@ -114,20 +154,22 @@ def _numbers_of(numbers: dict) -> None:
             f"at the end of cycle {st.session_state.get('queues_numbers')} (as that cycle closed)")
     st.caption(f"Numbers and share {when}. Colour: share = allocated / deserved on the dominant dimension "
                "(1 = at deserved). Simulate's history chart shows the share at the end of each cycle.")
-    st.plotly_chart(queue_tree_figure(numbers, styles), key="queue_tree", width="stretch")
+    view = _tree_view(numbers)
+    st.plotly_chart(queue_tree_figure(view.queues, styles, view.hidden), key="queue_tree", width="stretch")
 
     st.subheader("Deserved, allocated and guarantee side by side")
     resource = st.radio("Resource", numbers_resources(numbers), horizontal=True, key="queue_bars_resource",
                         format_func=md_escape)
-    st.plotly_chart(queue_bars_figure(numbers, resource, styles), key="queue_bars", width="stretch")
+    st.plotly_chart(queue_bars_figure(view.queues, resource, styles), key="queue_bars", width="stretch")
     st.caption("Bar: allocated; its orange part is borrowed (allocated above deserved). Marks: deserved (black "
-               "line), guarantee (green triangle), capability (red line; none when unlimited).")
+               "line), guarantee (green triangle), capability (red line; none when unlimited)."
+               + (" The queues drawn are the tree's above." if view.hidden_total else ""))
 
     st.subheader("All queues")
-    st.dataframe(
-        queue_rows(numbers, styles, declared), hide_index=True, key="queue_table",
-        column_config={"share": st.column_config.NumberColumn("share", format="%.3f"),
-                       "depth": None},
+    search = st.text_input("Queue or parent contains", key="queue_table_search", placeholder="part of a queue name")
+    paged_table(
+        search_rows(queue_rows(numbers, styles, declared), search, ("queue", "parent")), "queue_table",
+        noun="queues", column_config={"share": st.column_config.NumberColumn("share", format="%.3f"), "depth": None},
     )
 
     st.subheader("One queue, per resource")
@@ -174,8 +216,19 @@ def _tree() -> None:
     jobs: dict[str, int] = {}
     for pg in ws.cluster.podgroups.values():
         jobs[pg.queue] = jobs.get(pg.queue, 0) + 1
+    order = _preorder()
+    shown, hidden = {n for n, _ in order}, {}
+    if len(order) > TREE_OPEN_QUEUES:  # the same levels and search as the numbers' tree above
+        spec = {n: {"parent": queues[n].parent or (ROOT if n != ROOT and ROOT in queues else "")} for n, _ in order}
+        depths = queue_depths(spec)
+        levels = st.session_state.get("queue_tree_levels") or _open_levels(depths)
+        view = tree_view(spec, levels, str(st.session_state.get("queue_tree_search") or ""))
+        shown, hidden = set(view.queues), view.hidden
+        st.caption(f"{len(shown)} of {len(order)} queues listed, as the tree above is opened (levels, search).")
     lines = []
-    for name, depth in _preorder():
+    for name, depth in order:
+        if name not in shown:
+            continue
         q = queues[name]
         marks = badge(ws.findings_about(f"Queue/{name}"))
         extra = [f"weight {q.weight}", q.state]
@@ -185,14 +238,21 @@ def _tree() -> None:
             extra.append("not reclaimable")
         if jobs.get(name):
             extra.append(f"{jobs[name]} job{'s' if jobs[name] > 1 else ''}")
+        if hidden.get(name):
+            extra.append(f"+{hidden[name]} queues below")
         lines.append(f"{'    ' * depth}- **{md_escape(name)}** · {md_escape(' · '.join(extra))}"
                      f"{' · ' + marks if marks else ''}")
     st.markdown("\n".join(lines) or "No queues.")
-    for name, _depth in _preorder():
-        shown = [f for f in ws.findings_about(f"Queue/{name}") if f.severity in ("error", "warning")]
-        if shown:
+    flagged = [(name, found) for name, _depth in order if name in shown
+               for found in [[f for f in ws.findings_about(f"Queue/{name}") if f.severity in ("error", "warning")]]
+               if found]
+    # Many flagged queues (a generated tree repeats one warning per department): folded, counted in the title.
+    many = len(flagged) > FINDINGS_OPEN
+    with st.expander(f"What Volcano says about {len(flagged)} of these queues ({sum(len(f) for _, f in flagged)} "
+                     "findings)") if many else st.container():
+        for name, found in flagged:
             st.markdown(f"**{md_escape(name)}**")
-            show_findings(shown)
+            show_findings(found)
 
 
 def _parents(exclude: str = "") -> list[str]:

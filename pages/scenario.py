@@ -31,7 +31,8 @@ def _remember_load(source: str, size: int | None) -> None:
     """What was loaded, in words that tell two files of the same name apart: size, counts and time.
 
     The answers kept for the previous scenario's cycles go (they hold its clusters and decision records)."""
-    st.session_state.pop(ANSWER_MEMO_KEY, None)
+    for key in (ANSWER_MEMO_KEY, "jobs_rows_memo"):
+        st.session_state.pop(key, None)
     c = ws.cluster
     st.session_state[LOADED_KEY] = {
         "cluster": id(c), "name": ws.scenario, "source": source, "size": size,

@@ -79,6 +79,8 @@ class Step:
     records: list[Record]
     #: the Decisions page's index of `records` (ui.views.record_index), built when first asked for
     index: Any = field(default=None, repr=False, compare=False)
+    #: the answer model's run over the cycles up to this one (ui.answers.workspace_run), kept for the next answer
+    runs: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
