@@ -60,6 +60,7 @@ def _lines_of(title: str, lines: list[str]) -> None:
             st.text(line)
 
 
+TABLE_COLUMNS = ("subject", "verdict", "reasons", "action", "kind", "plugin", "queue", "job", "pod", "numbers")
 #: A "why?" picker offers at most this many names at once (a search box narrows the rest).
 MAX_OPTIONS = 300
 #: At most this many records are listed under an answer; the table below filters and pages the rest.
@@ -214,10 +215,10 @@ shown = index.select(actions=actions, queue=queue, text=search)
 st.caption(f"{len(shown):,} of {len(index.records):,} records of cycle {cycle} · one page at a time; select a row "
            "to read it whole below (the first row of the page otherwise)")
 page = paginate(shown, page_picker(len(shown), "decisions_table"))
-rows = index.rows(page.rows)
+# Subject, verdict and reason first: the reason is what is read, never the cut-off last column.
+rows = [{k: r[k] for k in TABLE_COLUMNS} for r in index.rows(page.rows)]
 event = st.dataframe(
     rows, hide_index=True, key="decisions_table", on_select="rerun", selection_mode="single-row",
-    column_order=["subject", "verdict", "reasons", "action", "kind", "plugin", "queue", "job", "pod", "numbers"],
     column_config={"subject": st.column_config.TextColumn(width="medium"),
                    "verdict": st.column_config.TextColumn(width="medium"),
                    "reasons": st.column_config.TextColumn(width="large"),

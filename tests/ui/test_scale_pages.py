@@ -1,0 +1,112 @@
+"""AppTest at "a few hundred queues, a thousand pods" (tests/scale_dump.py): every long list is sent a page at
+a time or summarised with counts, the queue tree opens collapsed and can be searched, quantities read in cores,
+and a decision's reasons are readable whole below the Decisions table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from capacity.k8s import load_cluster
+from capacity.views_paging import PAGE_SIZE
+from tests.scale_dump import scale_yaml
+from ui.state import WORKSPACE_KEY, Workspace, new_workspace
+from ui.views import filter_rows, record_index, record_rows, why_pending
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+@pytest.fixture(scope="module")
+def stepped() -> Workspace:
+    ws = Workspace("scale", load_cluster(scale_yaml(nodes=100, pods=1000), source="scale.yaml"))
+    assert ws.step() is not None
+    return ws
+
+
+def _open(ws: Workspace, page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.session_state[WORKSPACE_KEY] = ws
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _figure(at: AppTest, nth: int = 0) -> dict:
+    import json
+    charts = [e for e in at.main if type(e).__name__ == "UnknownElement" and e.type == "plotly_chart"]
+    return json.loads(charts[nth].proto.spec)
+
+
+def test_decisions_sends_one_page_and_shows_the_record_whole(stepped):
+    at = _open(stepped, "pages/decisions.py")
+    total = len(stepped.history[0].records)
+    table = at.dataframe[0].value
+    assert total > 10 * PAGE_SIZE and len(table) == PAGE_SIZE
+    assert list(table.columns[:3]) == ["subject", "verdict", "reasons"]  # the reason is never the cut-off last column
+    detail = [t.value for t in at.text]
+    first = stepped.history[0].records[0]
+    assert any(f"[{r.plugin}/{r.rule}] {r.text}" in t for t in detail for r in first.reasons) or not first.reasons
+    at.text_input(key="decisions_search").input("job-00007").run()
+    narrowed = at.dataframe[0].value
+    assert 0 < len(narrowed) <= PAGE_SIZE and all("job-00007" in f"{s}{j}{p}" for s, j, p in
+                                                  zip(narrowed["subject"], narrowed["job"], narrowed["pod"],
+                                                      strict=True))
+    at.text_input(key="decisions_search").input("").run()
+    at.number_input(key="decisions_table_page").set_value(3).run()
+    assert len(at.dataframe[0].value) == PAGE_SIZE and not at.exception
+    # a thousand pods are not all offered at once: a search box narrows the picker
+    assert len(at.selectbox(key="why_pod").options) <= 300
+
+
+def test_simulate_sums_binds_per_queue_and_lists_one_queue_on_asking(stepped):
+    at = _open(stepped, "pages/simulate.py")
+    binds = stepped.history[0].result.binds
+    assert at.metric[0].value == str(len(binds)) and len(binds) > PAGE_SIZE
+    assert not [t for t in at.text if t.value.startswith("bound ")], "every bind listed one by one"
+    per_queue = at.dataframe[0].value
+    assert list(per_queue.columns) == ["queue", "count"] and per_queue["count"].sum() <= len(binds)
+    queue = per_queue["queue"][0]
+    at.selectbox(key="binds_queue").select(queue).run()
+    listed = at.dataframe[1].value
+    assert set(listed["queue"]) == {queue} and len(listed) == per_queue["count"][0]
+    assert len(_figure(at)["data"]) == 10  # the history draws the top 10 of 221 queues, not all of them
+
+
+def test_queue_tree_opens_collapsed_and_finds_a_leaf(stepped):
+    at = _open(stepped, "pages/queues.py")
+    nodes = _figure(at)["data"][1]["text"]
+    assert len(nodes) == 21 and "dept-03 (+10)" in nodes  # root and 20 departments; 200 leaves folded
+    at.text_input(key="queue_tree_search").input("dept-07-q03").run()
+    assert sorted(_figure(at)["data"][1]["text"]) == ["dept-07 (+9)", "dept-07-q03", "root (+209)"]
+    at.select_slider(key="queue_tree_levels").set_value(3).run()
+    table = at.dataframe[0].value
+    assert len(table) == PAGE_SIZE  # 221 queues, one page
+    deserved = table[table["queue"] == "dept-00-q00"].iloc[0]["deserved"]
+    assert deserved.startswith("cpu 16.5,"), deserved  # cores, not "16500m" as the dump writes it
+
+
+def test_jobs_and_nodes_tables_are_paged(stepped):
+    at = _open(stepped, "pages/jobs.py")
+    jobs, pods = at.dataframe[0].value, at.dataframe[1].value
+    assert len(jobs) == PAGE_SIZE and len(pods) == PAGE_SIZE
+    at.text_input(key="pods_search").input("job-00999").run()
+    assert list(at.dataframe[1].value["pod"]) == ["scale/job-00999-0"]
+    at = _open(stepped, "pages/nodes.py")
+    assert len(at.dataframe[0].value) == PAGE_SIZE
+
+
+def test_record_index_gives_the_rows_and_filters_of_record_rows():
+    """The index the Decisions page pages over reads exactly what the full table did."""
+    ws = new_workspace()
+    step = ws.step()
+    rows = record_rows(step.records, step.before)
+    index = record_index(step)
+    assert index.rows(range(len(rows))) == rows
+    for queue in {r["queue"] for r in rows}:
+        assert index.rows(index.select(actions=["allocate"], queue=queue)) == \
+            filter_rows(rows, actions=["allocate"], queue=queue)
+    for pod in sorted(step.before.pods)[:5]:
+        assert index.rows(index.about_pod(step.before, pod)) == why_pending(rows, step.before, pod)
+    assert record_index(step) is index  # kept on the step
