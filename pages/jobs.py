@@ -117,7 +117,7 @@ def _why_waiting() -> None:
         return
     st.caption(f"After cycle {ws.cycle}, in the engine's words (the Decisions page has the full chain of checks).")
     many = len(job_names[:MAX_JOB_LINES]) + len(pod_names[:MAX_POD_LINES]) > 10
-    with st.container(key="jobs_why", height=460 if many else None):  # many lines: scrolled within, not the page
+    with st.container(key="jobs_why", height=460 if many else "content"):  # many lines: scrolled within, not the page
         _why_lines(why_waiting(ws, job_names[:MAX_JOB_LINES], "job", memo=st.session_state), "Job")
         if len(job_names) > MAX_JOB_LINES:
             st.caption(f"… and {len(job_names) - MAX_JOB_LINES:,} more waiting jobs (Decisions answers each; the "
