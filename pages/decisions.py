@@ -60,7 +60,8 @@ def _lines_of(title: str, lines: list[str]) -> None:
             st.text(line)
 
 
-TABLE_COLUMNS = ("subject", "verdict", "reasons", "action", "kind", "plugin", "queue", "job", "pod", "numbers")
+#: The table's columns; a record's numbers (up to tens of kB of JSON each) are shown only for the selected record.
+TABLE_COLUMNS = ("subject", "verdict", "reasons", "action", "kind", "plugin", "queue", "job", "pod")
 #: A "why?" picker offers at most this many names at once (a search box narrows the rest).
 MAX_OPTIONS = 300
 #: At most this many records are listed under an answer; the table below filters and pages the rest.
@@ -216,7 +217,8 @@ st.caption(f"{len(shown):,} of {len(index.records):,} records of cycle {cycle} Â
            "to read it whole below (the first row of the page otherwise)")
 page = paginate(shown, page_picker(len(shown), "decisions_table"))
 # Subject, verdict and reason first: the reason is what is read, never the cut-off last column.
-rows = [{k: r[k] for k in TABLE_COLUMNS} for r in index.rows(page.rows)]
+full = index.rows(page.rows)
+rows = [{k: r[k] for k in TABLE_COLUMNS} for r in full]
 event = st.dataframe(
     rows, hide_index=True, key="decisions_table", on_select="rerun", selection_mode="single-row",
     column_config={"subject": st.column_config.TextColumn(width="medium"),
@@ -227,7 +229,7 @@ event = st.dataframe(
 st.caption(page.caption("records"))
 picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
 if rows:
-    _record_detail(rows[picked[0]] if picked and picked[0] < len(rows) else rows[0])
+    _record_detail(full[picked[0]] if picked and picked[0] < len(full) else full[0])
 
 st.download_button(
     "Download all decisions as JSON Lines", data=lambda: trace_jsonl(ws.history),
