@@ -140,6 +140,10 @@ def queue_rows(queues: QueueNumbers, styles: Styles = None,
 # ---- queue tree ---------------------------------------------------------------------------------
 
 
+#: More queues than this on one level of the tree: their labels alternate below and above.
+CROWDED_LEVEL = 10
+
+
 def queue_tree_figure(queues: QueueNumbers, styles: Styles = None,
                       hidden: Mapping[str, int] | None = None) -> go.Figure:
     """The queue hierarchy as a top-down tree, nodes coloured by share, numbers on hover.
@@ -173,13 +177,19 @@ def queue_tree_figure(queues: QueueNumbers, styles: Styles = None,
     names = [name for name, _ in order]
     shares = [float(queues[n].get("share", 0.0)) for n in names]
     hover = [_queue_hover(n, queues[n], styles) for n in names]
+    # Many queues on one level: labels alternate below and above their markers, so neighbours do not overlap.
+    position = dict.fromkeys(names, "bottom center")
+    for level in set(depth.values()):
+        row = sorted((n for n in names if depth[n] == level), key=lambda n: x[n])
+        if len(row) > CROWDED_LEVEL:
+            position.update(dict.fromkeys(row[1::2], "top center"))
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=edge_x, y=edge_y, mode="lines", line={"color": "#999", "width": 1.5},
                              hoverinfo="skip", showlegend=False))
     fig.add_trace(go.Scatter(
         x=[x[n] for n in names], y=[-depth[n] for n in names], mode="markers+text",
         text=[safe(n) + (f" (+{hidden[n]})" if hidden and hidden.get(n) else "") for n in names],
-        textposition="bottom center", hovertext=hover, hoverinfo="text", showlegend=False, name="queues",
+        textposition=[position[n] for n in names], hovertext=hover, hoverinfo="text", showlegend=False, name="queues",
         marker={"size": 26, "color": shares, "colorscale": SHARE_COLORSCALE, "cmin": 0.0,
                 "cmax": max(2.0, *shares) if shares else 2.0, "cmid": 1.0,
                 "line": {"color": "#333", "width": 1}, "colorbar": {"title": {"text": "share"}}},

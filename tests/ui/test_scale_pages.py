@@ -138,3 +138,10 @@ def test_treemap_draws_two_levels_at_a_time_in_cores(stepped):
     trace = _figure(at)["data"][0]
     assert trace["maxdepth"] == 2 and len(trace["ids"]) == 221  # every queue there, opened by clicking
     assert dict(zip(trace["ids"], trace["customdata"], strict=True))["dept-00-q00"][0] == "16.5"  # not "16500m"
+
+
+def test_crowded_tree_level_labels_alternate_so_they_do_not_overlap(stepped):
+    at = _open(stepped, "pages/queues.py")
+    nodes = _figure(at)["data"][1]
+    depts = [p for t, p in zip(nodes["text"], nodes["textposition"], strict=True) if t.startswith("dept-")]
+    assert len(depts) == 20 and depts.count("top center") == 10 and depts.count("bottom center") == 10
