@@ -181,7 +181,8 @@ if chosen is not None:
         st.success(f"`{chosen.replace('`', '')}` was bound to `{step.result.binds[chosen].replace('`', '')}` "
                    f"in cycle {cycle}.", icon=":material/check_circle:")
     try:
-        answer = answer_for(ws, cycle, kind, chosen, verbose=verbose, memo=st.session_state)
+        with st.spinner(f"Reading cycle {cycle}'s records about {chosen}…"):
+            answer = answer_for(ws, cycle, kind, chosen, verbose=verbose, memo=st.session_state)
     except InputError as err:
         st.error("The engine cannot answer this:", icon=":material/error:")
         st.text(str(err))

@@ -351,7 +351,8 @@ st.header("Edit the queues")
 st.caption("Quantities are Kubernetes quantities: `4`, `500m`, `8Gi`; leave a field blank to unset it. Every edit "
            "is checked as Volcano would check it; an edit Volcano would refuse is refused here with the reason, "
            "and warnings stay next to the queue.")
-_tree()
+with st.spinner("Checking every queue as Volcano would…"):
+    _tree()
 _add_form()
 _edit_form()
 _rename_form()

@@ -73,7 +73,8 @@ def queue_numbers_picker(ws: Workspace, key: str) -> dict:
         format_func=lambda c: "now (as the next cycle opens)" if c == 0 else f"at the end of cycle {c}",
     )
     if choice == 0:
-        return ws.queue_numbers()
+        with st.spinner("Opening a session on the current cluster for its queue numbers…"):
+            return ws.queue_numbers()
     return ws.step_at(choice).result.queues
 
 
