@@ -36,7 +36,7 @@ class Page:
     def caption(self, noun: str = "rows") -> str:
         """"rows 51-100 of 8,152 (page 2 of 164)", or "3 rows" when they fit on one page."""
         if self.pages <= 1:
-            return f"{self.total:,} {noun}"
+            return f"{self.total:,} {noun.removesuffix('s') if self.total == 1 else noun}"
         return (f"{noun} {self.start + 1:,}-{self.end:,} of {self.total:,} "
                 f"(page {self.number:,} of {self.pages:,})")
 

@@ -19,6 +19,7 @@ def test_paginate_cuts_one_page_and_clamps_the_number():
     assert paginate(rows, 0, 50).number == 1
     empty = paginate([], 3, 50)
     assert empty.rows == [] and empty.pages == 1 and empty.caption("rows") == "0 rows"
+    assert paginate([1], 1).caption("cycles") == "1 cycle"
 
 
 def test_search_is_case_insensitive_over_the_named_fields_only():
