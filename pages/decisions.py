@@ -11,6 +11,7 @@ import streamlit as st
 
 from capacity.errors import InputError
 from capacity.explain import victim_table
+from capacity.trace import Record
 from capacity.views_paging import contains, paginate
 from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
@@ -19,7 +20,7 @@ from ui.editing import keep_valid
 from ui.paging import page_picker, paged_table
 from ui.state import get_workspace
 from ui.text import md_escape
-from ui.views import record_index, trace_jsonl
+from ui.views import reason_lines, record_index, trace_jsonl
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
@@ -82,7 +83,7 @@ def _record_lines(positions: list[int], what: str) -> None:
                        "(its search box takes a pod, job or queue name).")
 
 
-def _record_detail(row: dict) -> None:
+def _record_detail(row: dict, record: Record) -> None:
     """One record in full, below the table: its reasons one per line, never cut."""
     with st.container(border=True, key="decisions_detail"):
         st.markdown(f"**{md_escape(row['action'])} · {md_escape(row['kind'])}** on **{md_escape(row['subject'])}** "
@@ -90,8 +91,7 @@ def _record_detail(row: dict) -> None:
         where = " · ".join(f"{k} {row[k]}" for k in ("queue", "job", "pod") if row[k])
         if where:
             st.text(where)
-        lines = row["reasons"].split(" | ") if row["reasons"] else ["(no reason recorded)"]
-        st.text("\n".join(lines))
+        st.text("\n".join(reason_lines(record)) or "(no reason recorded)")
         if row["numbers"]:
             with st.expander(f"Numbers the record carries ({len(row['numbers']):,} characters of JSON)"):
                 st.json(row["numbers"], expanded=1)
@@ -230,7 +230,8 @@ event = st.dataframe(
 st.caption(page.caption("records"))
 picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
 if rows:
-    _record_detail(full[picked[0]] if picked and picked[0] < len(full) else full[0])
+    at = picked[0] if picked and picked[0] < len(full) else 0
+    _record_detail(full[at], index.records[page.rows[at]])
 
 st.download_button(
     "Download all decisions as JSON Lines", data=lambda: trace_jsonl(ws.history),
