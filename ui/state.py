@@ -79,8 +79,6 @@ class Step:
     records: list[Record]
     #: the Decisions page's index of `records` (ui.views.record_index), built when first asked for
     index: Any = field(default=None, repr=False, compare=False)
-    #: the answer model's run over the cycles up to this one (ui.answers.workspace_run), kept for the next answer
-    runs: dict[int, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass
@@ -156,6 +154,8 @@ class Workspace:
     timelines: dict[str, Timeline] = field(default_factory=dict)
     #: refused edits that have a one-click fix, per form
     fixes: dict[str, PendingFix] = field(default_factory=dict)
+    #: the answer model's last run (ui.answers.workspace_run): (last step, (cycle, first cycle), run)
+    answer_run: Any = field(default=None, repr=False, compare=False)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -177,7 +177,7 @@ class Workspace:
         self.fixes, self.notices = {}, {}
         # Nothing of the previous scenario stays reachable (its clusters and records are large at scale).
         self.whatif.clear()
-        self.numbers_memo = None
+        self.numbers_memo, self.answer_run = None, None
         self.drafts, self.findings, self.findings_key = {}, [], ()
         return True
 
