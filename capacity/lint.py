@@ -760,10 +760,17 @@ def _check_admission(ctx: _Context) -> list[Finding]:
             continue  # the parent-cycle / self-parent rules report it (the webhook's answer depends on the order)
         for e in errors:
             rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")
+            fix = e.fix
+            if e.repair:  # the raise checked end to end: what the webhook asks for next is part of the fix
+                from capacity.whatif import webhook_fix  # (lazily: it runs the scheduler)
+                full = webhook_fix(ctx.cluster, e.repair)
+                asked = {f"raise {r.kind} of queue {r.queue}:" for r in e.repair}
+                if full and any(not part.startswith(tuple(asked)) for part in full.split(" + ")):
+                    fix = f"{e.fix}; the webhook then also asks for more, so the whole change it accepts is: {full}"
             out.append(Finding(
                 "error", rule, f"Queue/{name}", e.field, e.message,
                 f"the queue webhook rejects the queue when it is created or updated ({e.cited} @ed72c7c8); "
-                f"fix: {e.fix}"))
+                f"fix: {fix}"))
     return out
 
 
