@@ -130,3 +130,11 @@ def test_volcano_names_are_explained_and_flags_are_words(name):
         terms = next(line for line in out.splitlines() if line.startswith("  terms: "))
         for t in used:
             assert f"{t} = " in terms, t
+
+
+def test_lint_says_each_rule_id_in_plain_words():
+    """Lint's [rule-id] brackets were internal names: each id printed is explained once, before the summary."""
+    out = _out("5634-child-guarantee-parent-unset")
+    legend = out.split("\nrules:\n", 1)[1]
+    assert "[webhook-children-guarantee-above-parent] the queue webhook rejects it" in legend
+    assert "see webhook-" not in out  # no rule id used as a cross-reference in the text
