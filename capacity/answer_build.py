@@ -427,7 +427,8 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
             continue
         parts.append(f"{' and '.join(acts)} {verbs[acts[0]]}: {text}" if acts[0] != first.action else
                      f"then {text}")
-    wait, todo = pod_waiting(first, rule, chain.run.before, chain.key, chain.styles)
+    later = [(c, chain.rules.get(id(c), "")) for c in checks if c.outcome == "stopped" and c is not first]
+    wait, todo = pod_waiting(first, rule, chain.run.before, chain.key, chain.styles, later)
     return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
                   next=wait or "waits: each cycle runs the same checks again", todo=todo)
 

@@ -64,6 +64,10 @@ def _check_lines(checks: list[Check], stop: Check | None, verbose: bool, sentenc
         else:
             lines += [(x, _check_line(x, stop, sentence, stopped)) for x in run]
         i += n
+    # an info line that only points at the sentence adds nothing; nor does a line said twice in a row
+    lines = [x for i, x in enumerate(lines) if not (x[0] is not None and x[0].outcome == "info"
+                                                    and x[1].endswith(SAID_ABOVE))
+             and (i == 0 or x[1] != lines[i - 1][1])]
     if verbose or len(lines) <= MAX_CHECKS:
         return [line for _, line in lines]
     half = MAX_CHECKS // 2
@@ -108,7 +112,7 @@ def render(a: Answer, verbose: bool = False, indent: str = "") -> str:
             lines.append(f"    {p.subject}: {p.outcome} (cycle {p.cycle}): {said}")
     if not indent:
         lines += _terms_line(lines)
-    return "\n".join(safe(indent + x) for x in lines)
+    return "\n".join(safe(indent + plain(x)) for x in lines)
 
 
 def _once(line: str, a: Answer) -> str:
@@ -156,7 +160,17 @@ def render_queue(a: Answer, verbose: bool = False) -> str:
     elif a.parts:
         lines.append(f"  ({len(a.parts)} job{'' if len(a.parts) == 1 else 's'}: --job NS/NAME or --verbose for each "
                      "one's answer)")
-    return "\n".join(safe(x) for x in lines)
+    return "\n".join(safe(plain(x)) for x in lines)
+
+
+#: Pointers to the engine's record kinds, which a person never sees, left out of the text.
+INTERNAL_POINTERS = (", see the proportionRound records",)
+
+
+def plain(line: str) -> str:
+    for pointer in INTERNAL_POINTERS:
+        line = line.replace(pointer, "")
+    return line
 
 
 def _clip(text: str, n: int) -> str:

@@ -59,9 +59,31 @@ def _capability_fix(cluster: Cluster, queue: str, dim: str, need: float, styles:
             "cluster leaves after the other queues' guarantees, so lower those guarantees or add nodes")
 
 
+def _room_todo(later: list[tuple[Check, str]], cluster: Cluster, key: str, styles: dict | None) -> str:
+    """When no node fits, what stopped reclaim or preempt from making room is what to change."""
+    pod = cluster.pods[key]
+    uid = f"{pod.namespace}/{pod.group}"
+    for check, rule in later:
+        if rule.endswith("notStarving") and uid in cluster.podgroups:
+            n = sum(1 for p in cluster.pods.values() if f"{p.namespace}/{p.group}" == uid)
+            m = cluster.podgroups[uid].min_member
+            return (f"reclaim and preempt make room only for a job short of its minAvailable, and job {uid} already "
+                    f"runs its minAvailable {m}: to place it sooner, free a node or add one" + (
+                        f" (or give the job a minAvailable of {n}, if it needs all its pods)" if n > m else ""))
+        roles = _by_role(check.figures)
+        if rule == "capacity.overDeserved" and {"allocated", "request", "deserved"} <= set(roles):
+            queue = next(iter(roles["deserved"].values()))[0]
+            need = " or ".join(_amount(d, roles["allocated"][d][1] + v, styles) for d, (_o, v) in
+                               roles["request"].items() if d in roles["allocated"])
+            return (f"reclaim takes room back only while queue {queue} stays within its deserved on a resource "
+                    f"the pod asks for: raise its deserved to at least {need}, or free a node or add one")
+    return ""
+
+
 def pod_waiting(check: Check, rule: str, cluster: Cluster, key: str,
-                styles: dict | None = None) -> tuple[str, str]:
-    """(waiting, to do) for a pending pod whose first stopper is `check` (rule `rule`); ("", "") when unknown."""
+                styles: dict | None = None, later: list[tuple[Check, str]] | None = None) -> tuple[str, str]:
+    """(waiting, to do) for a pending pod whose first stopper is `check` (rule `rule`), with the later stoppers
+    and their rules (what kept reclaim or preempt from making room); ("", "") when unknown."""
     roles = _by_role(check.figures)
     limit_role = next((r for r in LIMITS if r in roles), "")
     if limit_role and "request" in roles and "over" in roles:
@@ -92,8 +114,9 @@ def pod_waiting(check: Check, rule: str, cluster: Cluster, key: str,
             return (f"{NEVER}: no node is large enough for it, even empty ("
                     + ", ".join(_amount(d, pod.resreq.get(d), styles) for d in dims) + ")",
                     "add a node large enough for it, or lower its request")
+        todo = _room_todo(later or [], cluster, key, styles) or "to place it sooner, make room on a node or add one"
         return ("it can bind by itself once pods on a node finish and free room for it; nothing else has to change",
-                f"to place it sooner, make room on a node or add one ({WHAT_IF})")
+                f"{todo} ({WHAT_IF})")
     if rule.endswith(".notReady"):
         return (f"{NEVER}: the plugin refuses every pod until the configuration is fixed", "fix the cause named above")
     return "", ""

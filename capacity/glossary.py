@@ -81,17 +81,14 @@ def words(kind: str) -> str:
 
 
 #: Volcano's own names that answers keep (they are what the user sees in Volcano's logs and PodGroup events),
-#: each explained once, at the end of the answer that uses it.
+#: each explained once, at the end of the answer that uses it. (Spec fields a user writes, deserved,
+#: minAvailable, minResources, need no line.)
 TERMS: dict[str, str] = {
     "realCapability": "the most the queue may hold: its capability (or its parent's), cut to what the cluster "
                       "has left after every other queue's guarantee",
-    "deserved": "the share of the cluster the queue is entitled to; it may hold more while others do not need "
-                "it, and reclaim takes the excess back",
     "inqueue": "what jobs already admitted (Inqueue) but not yet running will need (their minResources not yet "
                "allocated)",
     "elastic": "what the queue's running jobs hold above their minAvailable: pods they could lose and still run",
-    "minResources": "the resources the job needs before it may start (its PodGroup's minResources)",
-    "minAvailable": "how many of the job's pods must run together for it to be useful (gang)",
     "starving": "a job still short of pods it needs; reclaim and preempt act only for starving jobs",
     "pipelined": "reserved on a node whose resources are being released; it binds once they are free",
     "overused": "a queue whose allocated has reached its deserved on every resource: allocate skips its jobs",

@@ -93,6 +93,22 @@ def test_whether_waiting_can_succeed(name, says):
     assert says in _out(name)
 
 
+@pytest.mark.parametrize(("name", "says"), [
+    # an outsider's grading: when no node fits, what kept reclaim from making room is what to change
+    ("2256-gang-not-starving-blocks-reclaim", "reclaim and preempt make room only for a job short of its "
+                                              "minAvailable, and job default/b-job already runs its minAvailable 1"),
+    ("3842-reclaimer-queue-above-deserved", "reclaim takes room back only while queue first stays within its "
+                                            "deserved on a resource the pod asks for: raise its deserved to at "
+                                            "least cpu 5 or memory 5Gi"),
+])
+def test_what_to_change_names_what_kept_reclaim_from_acting(name, says):
+    assert says in _out(name)
+
+
+def test_no_pointer_to_record_kinds_a_person_never_sees():
+    assert "proportionRound" not in _out("4165-proportion-counts-unusable-nodes")
+
+
 def test_a_pod_larger_than_its_queues_limit_never_binds_by_waiting():
     from capacity.k8s import load_cluster
     text = (HERE / "capability-clipped-by-cluster-total" / "cluster.yaml").read_text()
