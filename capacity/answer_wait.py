@@ -18,6 +18,8 @@ from capacity.quantity import format_resource_value
 #: The limit each deciding rule compares against, with its name in plain words.
 LIMITS = {"realCapability": "capacity limit (realCapability)", "deserved": "deserved"}
 NEVER = "waiting will not help"
+#: The caveat of "it binds by itself": freed room goes to whichever job allocate serves first.
+UNLESS = "nothing has to change, unless a job allocate serves first takes that room"
 WHAT_IF = "`explain --what-if` lists the smallest changes, each checked by running cycles"
 
 
@@ -105,7 +107,7 @@ def pod_waiting(check: Check, rule: str, cluster: Cluster, key: str,
             dim, (_o, total) = next(iter(roles.get("total", roles["over"]).items()))
             todo = "to place it sooner, " + _capability_fix(cluster, owner, dim, total, styles)
         return (f"it can bind by itself once running pods of queue {owner} finish and free {over} "
-                f"(they hold {held}); nothing else has to change", f"{todo} ({WHAT_IF})")
+                f"(they hold {held}); {UNLESS}", f"{todo} ({WHAT_IF})")
     if rule == "allocate.nodeFit":
         pod = cluster.pods[key]
         dims = [d for d in pod.resreq.resource_names() if pod.resreq.get(d) > 0]
@@ -115,7 +117,7 @@ def pod_waiting(check: Check, rule: str, cluster: Cluster, key: str,
                     + ", ".join(_amount(d, pod.resreq.get(d), styles) for d in dims) + ")",
                     "add a node large enough for it, or lower its request")
         todo = _room_todo(later or [], cluster, key, styles) or "to place it sooner, make room on a node or add one"
-        return ("it can bind by itself once pods on a node finish and free room for it; nothing else has to change",
+        return (f"it can bind by itself once pods on a node finish and free room for it; {UNLESS}",
                 f"{todo} ({WHAT_IF})")
     if rule.endswith(".notReady"):
         return (f"{NEVER}: the plugin refuses every pod until the configuration is fixed", "fix the cause named above")
