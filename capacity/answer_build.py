@@ -399,7 +399,7 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         skipped = not_reached_actions(checks)
         if skipped:
             text += f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so none tried it"
-        wait, todo = job_waiting(vote, rule, chain.styles)
+        wait, todo = job_waiting(vote, rule, chain.styles, chain.run.before)
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
                       next=wait or "waits in Pending: enqueue tries the job again every cycle", todo=todo)
     verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in PLACING}

@@ -76,7 +76,8 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
     else:
         cycle = decisive + 1
         vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), None)
-        wait, todo = job_waiting(vote, rule, run.before.unit_styles or None) if vote is not None else ("", "")
+        styles = run.before.unit_styles or None
+        wait, todo = job_waiting(vote, rule, styles, run.before) if vote is not None else ("", "")
         nxt = wait or nxt
         if parts:
             text += f" ({len(parts)} pod{'' if len(parts) == 1 else 's'} wait with it)"

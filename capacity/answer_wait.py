@@ -124,7 +124,8 @@ def pod_waiting(check: Check, rule: str, cluster: Cluster, key: str,
     return "", ""
 
 
-def job_waiting(check: Check, rule: str, styles: dict | None = None) -> tuple[str, str]:
+def job_waiting(check: Check, rule: str, styles: dict | None = None,
+                cluster: Cluster | None = None) -> tuple[str, str]:
     """(waiting, to do) for a job enqueue did not admit, from the enqueue check's figures."""
     roles = _by_role(check.figures)
     if "minResources" in roles and "realCapability" in roles:
@@ -138,8 +139,12 @@ def job_waiting(check: Check, rule: str, styles: dict | None = None) -> tuple[st
                     f"({WHAT_IF})")
         over = ", ".join(_amount(d, v, styles) for d, (_o, v) in roles.get("over", {}).items())
         owner = next(iter(roles["realCapability"].values()))[0]
+        fix = f"raise queue {owner}'s capability by {over}"
+        if cluster is not None and "total" in roles:
+            dim, (_o, total) = next(iter(roles["total"].items()))
+            fix = _capability_fix(cluster, owner, dim, total, styles)
         return (f"it is admitted by itself once jobs of queue {owner} finish or give back {over}; enqueue asks "
-                "again every cycle", f"to admit it sooner, raise queue {owner}'s capability by {over} ({WHAT_IF})")
+                "again every cycle", f"to admit it sooner, {fix} ({WHAT_IF})")
     if {"minResources", "total", "factor", "used"} <= set(roles):
         dim = next(iter(roles["minResources"]))
         need = roles["minResources"][dim][1] + roles.get("inqueue", {}).get(dim, ("", 0.0))[1]
