@@ -57,7 +57,8 @@ class Answer:
     cycle: int = 0
     figures: list[Figure] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)  # the chain; the stopper is the first "stopped"
-    next: str = ""  # what happens next
+    next: str = ""  # what happens next: for a waiting object, whether waiting alone can succeed
+    todo: str = ""  # what to change to get it placed (or admitted) sooner, or at all
     per_cycle: list[tuple[int, str]] = field(default_factory=list)  # one line per cycle, when more than one
     notes: list[str] = field(default_factory=list)  # session notes that concern it
     parts: list[Answer] = field(default_factory=list)  # a job's pods, a queue's jobs
@@ -82,7 +83,7 @@ class Answer:
     def as_dict(self) -> dict[str, Any]:
         return {"subject": self.subject, "kind": self.kind, "outcome": self.outcome, "sentence": self.sentence,
                 "rule": self.rule, "cycle": self.cycle, "figures": [f.as_dict() for f in self.figures],
-                "checks": [c.as_dict() for c in self.checks], "next": self.next,
+                "checks": [c.as_dict() for c in self.checks], "next": self.next, "todo": self.todo,
                 "perCycle": [{"cycle": c, "text": t} for c, t in self.per_cycle], "notes": list(self.notes),
                 "quirks": list(self.quirks), "final": self.final,
                 "facts": [{"name": k, "text": t} for k, t in self.facts],

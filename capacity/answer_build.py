@@ -27,6 +27,7 @@ from capacity.answer_chain import (
     rule_of,
 )
 from capacity.answer_checks import change_figures, event_check, pods_list, reason_text, reasons_figures
+from capacity.answer_wait import job_waiting, pod_waiting
 from capacity.errors import InputError
 from capacity.trace import Record
 
@@ -90,7 +91,7 @@ def queue_path(run: ExplainRun, queue: str) -> list[str]:
 
 def notes_for(run: ExplainRun, queues: list[str] | None) -> list[str]:
     """The session notes about these queues (a note naming another queue is left out), or all of them."""
-    notes = run.all_notes()
+    notes = [plain_note(n) for n in run.all_notes()]
     if queues is None:
         return notes
     names = set(run.before.queues)
@@ -100,6 +101,16 @@ def notes_for(run: ExplainRun, queues: list[str] | None) -> list[str]:
         if not named or named & set(queues):
             out.append(n)
     return out
+
+
+#: A plugin's own flag names in session notes, in the words an answer uses instead.
+PLAIN_NOTES = {"readyToSchedule=false: ": "not ready to schedule: "}
+
+
+def plain_note(note: str) -> str:
+    for raw, plain in PLAIN_NOTES.items():
+        note = note.replace(raw, plain)
+    return note
 
 
 def _names(text: str, word: str) -> bool:
@@ -388,8 +399,9 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
         skipped = not_reached_actions(checks)
         if skipped:
             text += f"; {skipped} only {consider_verb(skipped)} jobs that are Inqueue or Running, so none tried it"
+        wait, todo = job_waiting(vote, rule, chain.styles, chain.run.before)
         return Answer(subject, "pod", "pending", text, rule, chain.cycle, checks=checks,
-                      next="waits in Pending: enqueue tries the job again every cycle")
+                      next=wait or "waits in Pending: enqueue tries the job again every cycle", todo=todo)
     verbs = {a: "did not make room" if a in ROOM_ACTIONS else "did not place it" for a in PLACING}
     parts = [f"pending because {first.text}" if first.action not in ROOM_ACTIONS else
              f"pending: {first.action} {verbs[first.action]}: {first.text}"]
@@ -409,10 +421,16 @@ def _pending_sentence(chain: Chain, subject: str, phase: str) -> Answer:
                 said.setdefault(stop.text, []).append(a)
     for text, acts in said.items():
         acts = list(dict.fromkeys(acts))
+        tail = text.rsplit(": ", 1)[-1]  # the cause's own words or numbers
+        if len(tail) > 20 and tail in parts[0]:  # the same cause again, in other words: said once
+            parts.append(f"{' and '.join(acts)} {verbs[acts[0]]} either, for the same reason")
+            continue
         parts.append(f"{' and '.join(acts)} {verbs[acts[0]]}: {text}" if acts[0] != first.action else
                      f"then {text}")
+    later = [(c, chain.rules.get(id(c), "")) for c in checks if c.outcome == "stopped" and c is not first]
+    wait, todo = pod_waiting(first, rule, chain.run.before, chain.key, chain.styles, later)
     return Answer(subject, "pod", "pending", "; ".join(parts), rule, chain.cycle, checks=checks,
-                  next="waits: each cycle runs the same checks again")
+                  next=wait or "waits: each cycle runs the same checks again", todo=todo)
 
 
 def build_pod(run: ExplainRun, key: str) -> Answer:
@@ -435,6 +453,9 @@ def build_pod(run: ExplainRun, key: str) -> Answer:
     if run.cycles > 1:
         main.per_cycle = cycle_lines([(a.cycle, a.outcome, a.sentence) for a in per])
         main.final = final_state(run, key)
+        if main.outcome == "evicted":  # no guess about what it will do: `final` says what it did by the last cycle
+            still = run.after.pods.get(key)
+            main.next = "it holds its resources until it is gone" if still is not None and still.deleting else ""
     return main
 
 

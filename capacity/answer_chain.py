@@ -78,6 +78,17 @@ class Chain:
         if rule:
             self.rules[id(check)] = rule
 
+    def _placed_before_discard(self, discard: Record) -> int:
+        """How many of the job's pods allocate had placed (allocated or pipelined) in the attempt a gangDiscard
+        undid: the records since allocate last took up the job."""
+        recs = self.run.cycle_records(discard.cycle)
+        end = self.run.position(discard)
+        start = max((i for i in range(end) if recs[i].kind == "allocateJob" and recs[i].subject == self.uid),
+                    default=0)
+        pods = self.run.before.pods
+        return sum(1 for x in recs[start:end] if x.kind in ("allocate", "pipeline") and x.action == discard.action
+                   and x.subject in pods and f"{pods[x.subject].namespace}/{pods[x.subject].group}" == self.uid)
+
     def build(self) -> list[Check]:
         prev_overused: list[Record] = []
         for i, r in enumerate(self.records):
@@ -146,9 +157,12 @@ class Chain:
         elif k == "gangDiscard":
             d = r.detail
             own = any(c.action == r.action and c.outcome == "stopped" for c in self.checks)
+            placed = self._placed_before_discard(r)  # say "rolled back" only when something was placed
+            undo = f"so allocate rolled back the {placed} pod{'s' if placed > 1 else ''} it had placed" \
+                if placed else "and nothing was placed for it"
             self.add(event_check(r, "info" if own else "stopped", f"job {self.uid} could not place minAvailable "
-                                 f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), so allocate "
-                                 "rolled back its placements", "gang: minAvailable placed together"),
+                                 f"{d.get('minAvailable')} pods together (ready {d.get('ready')}), {undo}",
+                                 "gang: minAvailable placed together"),
                      "gang.minAvailable")
         elif k == "jobPipelined" and r.verdict == "Reject" and r.reasons:
             self.add(self._vc(r, "info", f"{r.plugin}: enough pods placed or pipelined"))

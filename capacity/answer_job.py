@@ -7,6 +7,7 @@ from collections import Counter
 from capacity.answer import Answer, Check, ExplainRun, Figure
 from capacity.answer_build import build_pod, cycle_lines, job_phase_at_open, notes_for, pod_cycle, queue_path
 from capacity.answer_chain import Chain, add_not_reached, consider_verb, first_stopped, not_reached_actions
+from capacity.answer_wait import job_waiting
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
 
@@ -71,15 +72,19 @@ def build_job(run: ExplainRun, uid: str) -> Answer:
             f"job {uid} (queue {pg.queue}, minAvailable {pg.min_member})"
         text = f"{lead}: {_pods_summary(parts)}; {rep.subject[4:]} {rep.sentence}"
         rule, checks, cycle = rep.rule, rep.checks, rep.cycle  # (its chain holds the job's own checks too)
-        nxt = rep.next
+        nxt, todo = rep.next, rep.todo
     else:
         cycle = decisive + 1
+        vote = next((c for c in checks if c.action == "enqueue" and c.outcome == "stopped" and c.plugin), None)
+        styles = run.before.unit_styles or None
+        wait, todo = job_waiting(vote, rule, styles, run.before) if vote is not None else ("", "")
+        nxt = wait or nxt
         if parts:
             text += f" ({len(parts)} pod{'' if len(parts) == 1 else 's'} wait with it)"
         else:
             text += "; it has no pods in the cluster, so there is nothing to place" if outcome != "not admitted" \
                 else "; it has no pods in the cluster yet"
-    a = Answer(subject, "job", outcome, text, rule, cycle, figures=figures, checks=checks, next=nxt,
+    a = Answer(subject, "job", outcome, text, rule, cycle, figures=figures, checks=checks, next=nxt, todo=todo,
                parts=parts, notes=notes_for(run, queue_path(run, pg.queue)))
     if run.cycles > 1:
         lines = []

@@ -78,3 +78,36 @@ def words(kind: str) -> str:
         return known
     out = "".join(" " + c.lower() if c.isupper() else c for c in kind)
     return out.strip()
+
+
+#: Volcano's own names that answers keep (they are what the user sees in Volcano's logs and PodGroup events),
+#: each explained once, at the end of the answer that uses it. (Spec fields a user writes, deserved,
+#: minAvailable, minResources, need no line.)
+TERMS: dict[str, str] = {
+    "realCapability": "the most the queue may hold: its capability (or its parent's), cut to what the cluster "
+                      "has left after every other queue's guarantee",
+    "inqueue": "what jobs already admitted (Inqueue) but not yet running will need (their minResources not yet "
+               "allocated)",
+    "elastic": "what the queue's running jobs hold above their minAvailable: pods they could lose and still run",
+    "starving": "a job still short of pods it needs; reclaim and preempt act only for starving jobs",
+    "pipelined": "reserved on a node whose resources are being released; it binds once they are free",
+    "overused": "a queue whose allocated has reached its deserved on every resource: allocate skips its jobs",
+}
+
+
+#: Where a term is also an everyday word of the answers, the uses that are the term ("inqueue" is also the
+#: PodGroup phase: "12 inqueue" jobs are not the inqueue figure).
+TERM_PATTERNS: dict[str, str] = {
+    "inqueue": r"\+ inqueue\b|\binqueue \+|\binqueue (cpu|memory|\d|none)|\binqueue [a-z]+/",
+}
+
+
+def term_used(term: str, text: str) -> bool:
+    import re
+    pattern = TERM_PATTERNS.get(term, rf"(?<![\w-]){re.escape(term)}(?![\w-])")
+    return re.search(pattern, text) is not None
+
+
+def terms_in(text: str, terms: dict[str, str] = TERMS) -> list[tuple[str, str]]:
+    """The terms `text` uses (as whole words), each once, in the order of TERMS."""
+    return [(t, m) for t, m in terms.items() if term_used(t, text)]

@@ -83,6 +83,14 @@ RULE_WORDS: dict[str, str] = {
     "allocate.queueOrder": "allocate serves the queue with the smaller share first",
     "preempt.pipelined": "preempt reserved the node while its victims terminate",
 }
+#: The same rules in words for a pod the rule let through (bound or pipelined): RULE_WORDS says why one waits.
+RULE_WORDS_PASSED: dict[str, str] = {
+    "allocate.nodeFit": "a node has room for it",
+    "capacity.realCapability": "its queue and every parent stay within their capacity limits",
+    "proportion.deserved": "its queue stays within the deserved proportion computed for it",
+    "gang.minAvailable": "its job reaches minAvailable",
+}
+PLACED = ("bound", "pipelined")
 SHARE_TOLERANCE = 5e-4
 NONE = "none"
 
@@ -403,10 +411,11 @@ def share_sentence(queue: str, numbers: dict[str, Any], moment: str) -> str:
     ratios = {k: (allocated.get(k, 0.0) / v if v else 0.0) for k, v in deserved.items()}
     dim = max(ratios, key=lambda k: ratios[k])
     if abs(ratios[dim] - share) > SHARE_TOLERANCE:
+        # Not the value the next session computes: a later question may ask for exactly that.
         return (f"{queue} share {show(share)} {moment}: this is still the value computed as the session opened, "
                 f"because within a cycle Volcano refreshes only a leaf queue's share; {queue}'s allocated has since "
-                f"grown to {describe(allocated)} against deserved {describe(deserved)} ({show(ratios[dim])} on {dim}), "
-                "which the next session will see")
+                f"grown to {describe(allocated)} against deserved {describe(deserved)}, and only the next session "
+                "computes its share from that")
     return (f"{queue} share {show(share)} {moment}: allocated {describe(allocated)} against deserved "
             f"{describe(deserved)}; the largest ratio, allocated / deserved, is on {dim}")
 
@@ -490,6 +499,14 @@ def _split(c: Cycle, by: str) -> str:
 def label(choice: str) -> str:
     """A choice as the student reads it: a rule in plain words, anything else as written."""
     return RULE_WORDS.get(choice, choice)
+
+
+def rule_heading(rule: str, outcome: str = "") -> str:
+    """The deciding rule in plain words for a reveal's "Why": for a pod the rule let through (bound, pipelined)
+    the words say what held, not the refusal (a bound pod once read "its queue would go over its capacity limit")."""
+    if outcome in PLACED and rule in RULE_WORDS_PASSED:
+        return RULE_WORDS_PASSED[rule]
+    return label(rule)
 
 
 def show(value: Any) -> str:

@@ -209,6 +209,10 @@ def render_text(findings: list[Finding], per_rule: int | None = SHOWN_PER_RULE) 
         for rule, n in shown.items():
             if per_rule is not None and n > per_rule:
                 lines.append(f"  ... and {n - per_rule:,} more [{rule}] (--format json lists every finding)")
+    shown_rules = list(dict.fromkeys(f.rule for f in findings if f.rule in RULES))
+    if shown_rules:  # each [rule] above in plain words, once
+        lines.append("rules:")
+        lines += [f"  [{r}] {RULES[r]}" for r in shown_rules]
     c = counts(findings)
     lines.append(f"summary: {c['error']} error(s), {c['warning']} warning(s), {c['info']} info")
     return safe_lines(lines)  # a newline in a queue name cannot fake a line of its own
@@ -687,7 +691,7 @@ def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
                 + own,
                 ("the queue webhook rejects the child that makes the sum exceed an explicit parent value; "
                  if explicit else f"the queue webhook rejects such a child too (a {label} the parent leaves unset "
-                 f"is a limit of 0: see webhook-children-{label}-above-parent); ")
+                 f"counts as 0 there); ")
                 + f"the scheduler only logs it; {effect}"))
     out.extend(_root_quota(ctx))
     return out
@@ -760,10 +764,17 @@ def _check_admission(ctx: _Context) -> list[Finding]:
             continue  # the parent-cycle / self-parent rules report it (the webhook's answer depends on the order)
         for e in errors:
             rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")
+            fix = e.fix
+            if e.repair:  # the raise checked end to end: what the webhook asks for next is part of the fix
+                from capacity.whatif import webhook_fix  # (lazily: it runs the scheduler)
+                full = webhook_fix(ctx.cluster, e.repair)
+                asked = {f"raise {r.kind} of queue {r.queue}:" for r in e.repair}
+                if full and any(not part.startswith(tuple(asked)) for part in full.split(" + ")):
+                    fix = f"{e.fix}; the webhook then also asks for more, so the whole change it accepts is: {full}"
             out.append(Finding(
                 "error", rule, f"Queue/{name}", e.field, e.message,
                 f"the queue webhook rejects the queue when it is created or updated ({e.cited} @ed72c7c8); "
-                f"fix: {e.fix}"))
+                f"fix: {fix}"))
     return out
 
 

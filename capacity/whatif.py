@@ -400,7 +400,8 @@ def _covered(edits: list[Edit], r: Edit) -> bool:
 
 def _describe_edits(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str) -> str:
     parts = []
-    for name in sorted({e.queue for e in edits}, key=lambda n: (-_depth(cluster, n), n)):
+    # parents first: the order to apply them in (the webhook checks a child against its parent)
+    for name in sorted({e.queue for e in edits}, key=lambda n: (_depth(cluster, n), n)):
         q = cluster.queues[name]
         for kind in ("capability", "deserved", "guarantee"):
             mine = [e for e in edits if e.queue == name and e.kind == kind]
@@ -424,7 +425,7 @@ def _queue_change(cluster: Cluster, trial: Cluster, edits: list[Edit], weight: i
                   out: _Outcome) -> Change:
     """The accepted change as the user would apply it: every queue whose spec differs in `trial`."""
     changed = [n for n in cluster.queues if _differs(cluster.queues[n], trial.queues[n])]
-    changed.sort(key=lambda n: (-_depth(cluster, n), n))
+    changed.sort(key=lambda n: (_depth(cluster, n), n))  # parents first: the order to apply them in
     parts: list[str] = []
     size, size_text = 0.0, ""
     for name in changed:
@@ -537,3 +538,30 @@ def _relative(r: Resource, dims: list[str], total: Resource, verb: str) -> tuple
 
 
 __all__ = ["EXTRA_CYCLES", "ROOT", "Change", "WhatIf", "what_if", "what_would_change"]
+
+
+def webhook_fix(cluster: Cluster, repair: tuple[Edit, ...] | list[Edit]) -> str:
+    """A webhook refusal's fix checked end to end: apply its raises as the UPDATEs a user would send (parents
+    first), add what the webhook asks for next (a parent's guarantee needs a deserved at least as large, ...)
+    until it accepts them all; the whole change in words, or "" when it cannot be completed.
+
+    5634: "raise org's guarantee to cpu 2" alone is refused again (a guarantee above its unset deserved);
+    the full fix also raises org's deserved."""
+    if not repair:
+        return ""
+    trial, error = _admitted(cluster, list(repair), None, "")
+    if error is not None:
+        return ""
+    changed = sorted((n for n in cluster.queues if _differs(cluster.queues[n], trial.queues[n])),
+                     key=lambda n: (_depth(cluster, n), n))
+    parts = []
+    for name in changed:
+        before, after = cluster.queues[name], trial.queues[name]
+        for kind in ("deserved", "guarantee", "capability"):  # the order the webhook checks them in an update
+            a, b = getattr(before, kind), getattr(after, kind)
+            dims = [d for d in (*DIMS, *sorted((b.scalars or {}) if b is not None else {})) if b is not None
+                    and _get(a, d) != _get(b, d)]
+            if dims:
+                parts.append(f"raise {kind} of queue {name}: " + ", ".join(
+                    f"{d} {_fmt(d, _get(a, d))} -> {_fmt(d, _get(b, d))}" for d in dict.fromkeys(dims)))
+    return " + ".join(parts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from capacity.lessons import Lesson, label, lesson_ids, load_lesson
-from ui.lessons import progress_for, reset, run_for, state_tables
+from ui.lessons import progress_for, reset, reveal_view, run_for, state_tables
 from ui.state import get_workspace
 from ui.widgets import show_problem, use_app_navigation
 
@@ -90,24 +90,18 @@ if chosen is None and cp.index in progress.unchosen:
 elif revealed and shown is None:
     st.caption("Your choice changed since you checked: press **Check my prediction** to see the verdict for it.")
 if shown is not None:
-    reveal = run.reveal(cp, shown)
-    if reveal.correct:
-        st.success(f"Right: the engine decided **{label(reveal.shown)}**.", icon=":material/check_circle:")
+    view = reveal_view(run, cp, shown, progress.predictions[cp.index])
+    if view.correct:
+        st.success(view.verdict, icon=":material/check_circle:")
     else:
-        st.error(f"You predicted **{label(shown)}**; the engine decided **{label(reveal.shown)}**.",
-                 icon=":material/cancel:")
-    first = progress.predictions[cp.index]
-    if first != shown:
-        st.caption(f"Scored: your first answer, {label(first)}.")
-    rule = f" ({label(reveal.rule)})" if reveal.rule and reveal.rule != reveal.actual else ""
-    st.info(f"**Why**{rule}: {reveal.sentence}", icon=":material/lightbulb:")
-    if cp.seed:
-        st.caption(f"The seed's table gives: {cp.seed}" + (" (the same)" if run.check(cp, cp.seed) else ""))
-    if cp.note:
-        st.markdown(cp.note)
-    exp = run.explanation(cp)
-    if exp is not None and exp.quirks:
-        st.warning(" ".join(exp.quirks), icon=":material/warning:")
+        st.error(view.verdict, icon=":material/cancel:")
+    if view.scored:
+        st.caption(view.scored)
+    st.info(view.why, icon=":material/lightbulb:")
+    if view.naive:
+        st.caption(view.naive)
+    if view.note:
+        st.markdown(view.note)
 
 c1, c2, c3, c4 = st.columns([1, 1, 1, 2])  # the last button's label is long: never cut it
 c1.button("Previous", key="lesson_prev", on_click=_move, args=(lesson.id, -1, total), disabled=progress.index == 0,

@@ -33,6 +33,8 @@ div[class*="st-key-why_check_"][class*="_stopper"] { border: 2px solid #e5484d; 
 
 def _badge(outcome: str, stopper: bool = False) -> None:
     label, color = ("stopped here", "red") if stopper else OUTCOMES.get(outcome, (outcome or "?", "gray"))
+    if outcome == "stopped" and not stopper:  # failed, but a later action placed or admitted it: not a stop
+        label, color = "failed here", "orange"
     st.badge(md_escape(label), color=color)
 
 
@@ -155,11 +157,13 @@ def show_parts(answer: Answer, key: str, verbose: bool = False) -> None:
 def show_answer(answer: Answer, key: str, verbose: bool = False) -> None:
     """The whole answer, in reading order. `key` prefixes every element's key (one answer per page)."""
     show_sentence(answer)
+    # Right after the answer: where it ends up, whether waiting can succeed, what to change (then the evidence).
+    _lines("After the last cycle", [answer.final] if getattr(answer, "final", "") else [])
+    _lines("What happens next", [answer.next] if answer.next else [])
+    _lines("What to change", [answer.todo] if getattr(answer, "todo", "") else [])
     show_figures(answer, f"{key}_figures")
     show_checks(answer, f"{key}_check")
     _lines("Cycle by cycle", [f"cycle {c}: {text}" for c, text in answer.per_cycle])
-    _lines("After the last cycle", [answer.final] if getattr(answer, "final", "") else [])
-    _lines("What happens next", [answer.next] if answer.next else [])
     show_queue_summary(answer)
     _lines("Session notes about it", list(answer.notes))
     show_parts(answer, f"{key}_part", verbose)

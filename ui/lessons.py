@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.charts import queue_rows
-from capacity.lessons import Checkpoint, Lesson, LessonRun, show
+from capacity.lessons import PLACED, Checkpoint, Lesson, LessonRun, label, matches, rule_heading, show
 from ui.views import pod_rows
 
 PROGRESS_KEY = "lesson_progress"
@@ -90,6 +90,7 @@ def state_tables(run: LessonRun, cp: Checkpoint, revealed: bool = False) -> tupl
     session-open share is the answer of "as it opens", and often of "as it closes" too)."""
     cycle = run.state_before(cp)
     asked = cp.fact.get("queue") if cp.fact["kind"] == "share" and not revealed else None
+    limit_asked = not revealed and limit_decides(run, cp)
     queues = []
     for row in queue_rows(cycle.opening):
         share = HIDDEN if row["queue"] == asked else show(row["share"])
@@ -101,8 +102,54 @@ def state_tables(run: LessonRun, cp: Checkpoint, revealed: bool = False) -> tupl
                 out["capability"] = "unset"  # realCapability shows what applies (the cluster, or a parent's)
             if spec.guarantee is None and "guarantee" in out:
                 out["guarantee"] = "none"
+        if limit_asked and "realCapability" in out:
+            out["realCapability"] = HIDDEN  # the limit the question asks the student to work out
         queues.append(out)
     pods = [{k: v for k, v in row.items() if k != "status"} for row in pod_rows(cycle.before)]
     for row in pods:
         row["terminating"] = "yes" if row["terminating"] else ""
     return queues, pods
+
+
+def limit_decides(run: LessonRun, cp: Checkpoint) -> bool:
+    """Whether the checkpoint's answer is decided by a queue's realCapability keeping a pod out: then the
+    realCapability column is the answer (lesson 03 once showed "cpu 8" above "how many of x's pods bind?")."""
+    exp = run.explanation(cp)
+    return exp is not None and exp.rule == "capacity.realCapability" and exp.outcome not in PLACED
+
+
+@dataclass(frozen=True)
+class RevealView:
+    """Everything the page shows once a prediction is checked, as text (tested without Streamlit)."""
+
+    correct: bool
+    verdict: str
+    why: str
+    scored: str = ""
+    naive: str = ""
+    note: str = ""
+
+    def texts(self) -> list[str]:
+        return [t for t in (self.verdict, self.why, self.scored, self.naive, self.note) if t]
+
+
+def reveal_view(run: LessonRun, cp: Checkpoint, shown: str, first: str | None = None) -> RevealView:
+    """The verdict on `shown`, the engine's reason with the deciding rule in words, and the teacher's note.
+
+    The rule's words fit the outcome (a bound pod's rule says what held); the rule is left out when it is the
+    answer itself (a "which rule" question)."""
+    reveal = run.reveal(cp, shown)
+    if reveal.correct:
+        verdict = f"Right: the engine decided **{label(reveal.shown)}**."
+    else:
+        verdict = f"You predicted **{label(shown)}**; the engine decided **{label(reveal.shown)}**."
+    exp = run.explanation(cp)
+    heading = ""
+    if reveal.rule and reveal.rule != reveal.actual:
+        heading = f" ({rule_heading(reveal.rule, exp.outcome if exp is not None else '')})"
+    scored = f"Scored: your first answer, {label(first)}." if first is not None and first != shown else ""
+    naive = ""
+    if cp.seed:
+        same = " (the same)" if matches(cp.seed, run.fact(cp)) else ""
+        naive = f"A naive reading of the rules gives: {cp.seed}{same}"
+    return RevealView(bool(reveal.correct), verdict, f"**Why**{heading}: {reveal.sentence}", scored, naive, cp.note)

@@ -67,7 +67,11 @@ def test_why_is_the_urgent_job_not_running(app_page: Page, streamlit_url: str):
     expect(stopper).to_have_count(1)
     expect(stopper).to_contain_text("stopped here")
     expect(stopper).to_contain_text("enqueue")
-    expect(page.get_by_text("waits in Pending: enqueue tries the job again every cycle", exact=True)).to_be_visible()
+    # whether waiting can succeed, and what to change, right under the answer
+    expect(page.get_by_text("it is admitted by itself once jobs of queue team finish or give back cpu 2; enqueue "
+                            "asks again every cycle", exact=True)).to_be_visible()
+    expect(page.get_by_text("to admit it sooner, raise the capability of queue team to at least cpu 6",
+                            exact=False).first).to_be_visible()
     wait_for_app_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
 

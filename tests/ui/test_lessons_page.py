@@ -116,14 +116,14 @@ def test_wrong_prediction_and_stepping_to_the_switch_variant():
     assert at.success and "ns1/new-0" in at.success[0].value
 
 
-def test_seed_difference_is_explained():
+def test_a_difference_from_the_naive_reading_is_explained():
     at = _pick(_lessons(), "10-seed004-section7")
     for _ in range(3):
         at.button(key="lesson_next").click().run()
     _check(at, "0.917")
     assert "0.75" in at.error[0].value
-    assert any("seed's table gives: 0.917" in c.value for c in at.caption)
-    assert any(m.value.startswith("Differs from the seed") for m in at.markdown)
+    assert any("naive reading of the rules gives: 0.917" in c.value for c in at.caption)
+    assert any(m.value.startswith("Differs from the naive reading") for m in at.markdown)
     assert "still the value computed as the session opened" in at.info[-1].value  # a stale share says so
 
 

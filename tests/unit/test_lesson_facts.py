@@ -129,3 +129,136 @@ def test_the_restart_is_explained_by_the_job_controller():
     cp = next(c for c in lesson.checkpoints if c.fact["kind"] == "phase")
     why = RUNS[lesson.id].reveal(cp, cp.answer).sentence
     assert "PodEvicted (ai/training-low-worker2-0) -> RestartJob" in why and "created ai/training-low-worker1-0" in why
+
+
+# ---- second pass: each class of problem a teacher found, for every lesson ------------------------------------
+STUDENT_KEYS = {"question", "note", "label", "title", "choices", "seed"}
+#: References a student does not have: spec sections, trap or issue numbers, seed names, our word "variant".
+INTERNAL = re.compile(r"\b(spec \d|trap \d+|issue|PR #|seeds?\b|§|HEAD|variants?)\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[x.id for x in LESSONS])
+def test_no_value_is_followed_by_a_yaml_comment(lesson):
+    """Any scalar followed on its line by ` #...` lost that text to a YAML comment, whatever the key (a choice
+    in a flow list, a plain note continued over lines, a label)."""
+    import yaml
+    text = (lesson.path / "checkpoints.yaml").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for token in yaml.scan(text):
+        if isinstance(token, yaml.ScalarToken):
+            end = token.end_mark
+            rest = lines[end.line][end.column:] if end.line < len(lines) else ""
+            assert not re.match(r"\s+#", rest), f"line {end.line + 1}: text after {token.value!r} is a comment: {rest}"
+
+
+def _signature(cluster, pod_key: str) -> tuple:
+    """What a student can see of a pod: its job, request, node and phase (two pods alike are a coin toss)."""
+    pod = cluster.pods[pod_key]
+    return pod.group, pod.namespace, str(pod.resreq), pod.node_name or "", pod.phase
+
+
+@pytest.mark.parametrize(("lesson", "cp"), CHECKPOINTS, ids=IDS)
+def test_no_choice_hinges_on_a_tie_between_identical_pods(lesson, cp):
+    """Two choices that differ only by swapping identical pods ask for an untaught tie-break (the tidal lesson once
+    asked which of two identical workers reclaim takes); so does asking the outcome of one of two twins."""
+    cluster = RUNS[lesson.id].state_before(cp).before
+    if cp.fact["kind"] in ("binds", "evicted"):
+        seen = {}
+        for choice in cp.choices:
+            pods = [p.strip() for p in choice.split(",") if p.strip() in cluster.pods]
+            key = tuple(sorted(_signature(cluster, p) for p in pods))
+            assert pods == [] or key not in seen, f"{choice!r} and {seen.get(key)!r} differ only by identical pods"
+            seen[key] = choice
+        answer = RUNS[lesson.id].fact(cp)
+        for pod in answer:  # a named pod in the answer with an identical twin outside it: only a tie-break decides
+            twins = [p for p in cluster.pods if p != pod and _signature(cluster, p) == _signature(cluster, pod)]
+            if any(t not in answer for t in twins):
+                assert not any(pod in c and all(t not in c for t in twins) for c in cp.choices
+                               if len([p for p in c.split(",") if p.strip() in cluster.pods]) == len(answer)
+                               and c != show(answer)), f"{pod} against its twins {twins}"
+    if cp.fact["kind"] in ("rule", "outcome"):
+        pod = cp.fact["pod"]
+        twins = [p for p in cluster.pods if p != pod and _signature(cluster, p) == _signature(cluster, pod)]
+        c = RUNS[lesson.id].cycle(cp.variant, cp.cycle)
+        from capacity.explain import explain_pod
+        mine = explain_pod(c.records, c.before, pod)
+        for twin in twins:
+            other = explain_pod(c.records, c.before, twin)
+            if cp.fact["kind"] == "outcome":
+                assert other.outcome == mine.outcome, f"{pod} and its twin {twin} end differently"
+            elif other.outcome == mine.outcome:  # a "which rule" question states the outcome it asks about
+                assert other.rule == mine.rule, f"{pod} and its twin {twin} are decided by different rules"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[x.id for x in LESSONS])
+def test_pipelined_is_defined_where_it_is_offered(lesson):
+    """A lesson that offers "pipelined" as an answer (or asks about it) defines it in its own text first."""
+    uses = any("pipelined" in (cp.question + " ".join(cp.choices)) or cp.fact["kind"] == "pipelined"
+               for cp in lesson.checkpoints)
+    if uses:
+        assert re.search(r"\*\*pipelines?\*\*|\*\*pipelined\*\*", lesson.markdown), "pipelined is never defined"
+
+
+@pytest.mark.parametrize(("lesson", "cp"), CHECKPOINTS, ids=IDS)
+def test_nothing_a_student_reads_cites_what_they_do_not_have(lesson, cp):
+    """The question, its choices, every text of the reveal (verdict, why, the naive reading, note), the setup's
+    label and the lesson's text: no spec section, trap, issue or seed, and no "variant"."""
+    from ui.lessons import reveal_view
+    view = reveal_view(RUNS[lesson.id], cp, cp.answer if isinstance(cp.answer, str) else show(cp.answer))
+    texts = [cp.question, *map(label, cp.choices), *view.texts(), lesson.variants[cp.variant].label,
+             lesson.markdown, lesson.title]
+    for text in texts:
+        assert not INTERNAL.search(text), f"{INTERNAL.search(text).group(0)!r} in {text!r}"
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.;:])\s+|\n", text) if s.strip()]
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[x.id for x in LESSONS])
+def test_no_share_is_told_before_it_is_asked(lesson):
+    """A share question's number is not in an earlier question, reveal or note next to its queue's name (lesson 05
+    and 10 once gave "as the next session opens" in the reveal just before asking it), unless it is the very
+    value the student saw as the session opened (the question is then whether it moved)."""
+    run = RUNS[lesson.id]
+    read = dict.fromkeys(lesson.variants, "")
+    for cp in lesson.checkpoints:
+        if cp.fact["kind"] == "share":
+            queue, answer = cp.fact["queue"], run.fact(cp)
+            seen_at = cp.cycle if cp.fact.get("when", "end") == "end" else cp.cycle - 1
+            opened = run.cycle(cp.variant, seen_at).opening.get(queue, {}).get("share") if seen_at >= 1 else None
+            if opened is None or abs(float(opened) - answer) > 5e-4:
+                for s in _sentences(read[cp.variant]):
+                    number = re.escape(show(answer))  # a whole number is told only as "share N" or "N on cpu"
+                    said = rf"(?<![\d.]){number}(?![\d])" if "." in show(answer) else \
+                        rf"share {number}(?![\d.])|(?<![\d.]){number} on "
+                    told = re.search(rf"(?<![\w-]){re.escape(queue)}(?![\w-])", s) and re.search(said, s)
+                    assert not told, f"#{cp.index}: {queue} {show(answer)} told earlier: {s!r}"
+        reveal = run.reveal(cp, cp.answer)
+        read[cp.variant] += "\n".join(["", cp.question, reveal.sentence, cp.note])
+
+
+@pytest.mark.parametrize(("lesson", "cp"), CHECKPOINTS, ids=IDS)
+def test_a_placed_pods_why_does_not_read_as_a_refusal(lesson, cp):
+    """A bound pod's "Why" once read "(its queue (or a parent) would go over its capacity limit)"."""
+    from ui.lessons import reveal_view
+    exp = RUNS[lesson.id].explanation(cp)
+    if exp is None or exp.outcome not in ("bound", "pipelined"):
+        return
+    why = reveal_view(RUNS[lesson.id], cp, show(RUNS[lesson.id].fact(cp))).why
+    heading = why.split(":", 1)[0]
+    assert not re.search(r"would go over|no node has room|cannot reach|would fall below", heading), heading
+
+
+@pytest.mark.parametrize(("lesson", "cp"), CHECKPOINTS, ids=IDS)
+def test_the_state_table_does_not_show_the_limit_asked(lesson, cp):
+    """When a queue's realCapability keeps the asked pods out, the table above the question hides it until the
+    reveal (lesson 03 showed "realCapability cpu 8" above "how many of x's pods bind?")."""
+    from ui.lessons import HIDDEN, state_tables
+    exp = RUNS[lesson.id].explanation(cp)
+    if exp is None or exp.rule != "capacity.realCapability" or exp.outcome in ("bound", "pipelined"):
+        return
+    queues, _pods = state_tables(RUNS[lesson.id], cp, revealed=False)
+    assert all(row.get("realCapability", HIDDEN) == HIDDEN for row in queues)
+    queues, _pods = state_tables(RUNS[lesson.id], cp, revealed=True)
+    assert any(row.get("realCapability") not in (None, HIDDEN) for row in queues)

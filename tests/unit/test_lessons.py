@@ -86,7 +86,7 @@ def test_checkpoint_reason_comes_from_the_engine(lesson_id, index):
     if kind == "rule":
         assert run.reveal(cp).rule == cp.answer  # the rule shown is the one asked about
     if cp.seed and not matches(cp.seed, run.fact(cp)):
-        assert cp.note.startswith("Differs from the seed"), "explain each difference from the seed"
+        assert cp.note.startswith("Differs from the naive reading"), "explain each difference from it"
 
 
 def test_fact_kinds_documented_and_used():

@@ -49,7 +49,9 @@ def test_a_child_raise_the_webhook_refuses_comes_with_its_parents_raise() -> Non
         # never the child alone: its capability would exceed its parent's
         assert not (change.target == "Queue/c" and change.kind == "capability"), change.description
     combined = next(ch for ch in answer.changes if ch.kind == "combined")
-    assert combined.parts == ["raise capability of queue c: cpu 2 -> 3", "raise capability of queue p: cpu 2 -> 3"]
+    # the parent first: the order they can be applied in (the child's raise alone is refused)
+    assert combined.parts == ["raise capability of queue p: cpu 2 -> 3", "raise capability of queue c: cpu 2 -> 3"]
+    assert combined.target == "Queue/p + Queue/c"
     assert combined.placed == ["ns1/j0"] and combined.binds_in_cycle == 1
     assert combined.webhook_asked == ["Queue/c: queue c capability[cpu]=3 exceeds its ancestor's capability=2"]
 
@@ -191,3 +193,19 @@ def test_a_childs_deserved_above_its_parents_is_admitted_only_with_the_parents_r
     trial, refusal = whatif._admitted(c, [Edit("root", "capability", "cpu", 9000.0)], None, "a")
     assert refusal == ("Queue/root: root queue's resource attributes (capability, deserved, guarantee) cannot be "
                        "modified")
+
+
+def test_a_webhook_fix_is_checked_against_the_next_rule_too() -> None:
+    """5634: raising the parent's guarantee to the children's sum is refused again (a guarantee above the
+    parent's unset deserved); the fix lint prints is the whole change the webhook accepts."""
+    from pathlib import Path
+
+    from capacity.k8s import load_cluster_file
+    from capacity.webhook import validate_cluster
+    from capacity.whatif import webhook_fix
+    c = load_cluster_file(Path(__file__).resolve().parents[1] / "explain" / "5634-child-guarantee-parent-unset"
+                          / "cluster.yaml")
+    (error,) = validate_cluster(c)["team"]
+    assert {(e.queue, e.kind) for e in error.repair} == {("org", "guarantee")}
+    assert webhook_fix(c, error.repair) == ("raise deserved of queue org: cpu 0 -> 2, memory 0 -> 4Gi + "
+                                            "raise guarantee of queue org: cpu 0 -> 2, memory 0 -> 4Gi")
