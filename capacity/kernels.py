@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel import engine
+
 MIN_NODES = 64
 """Smaller NodeLists keep the Python and numpy paths: there a whole cycle costs less than importing numba
 and loading the compiled loop (about 0.4 s, once per process), which CLI runs on small clusters and the
@@ -101,8 +103,8 @@ def _update_lean(idx: Any, rk: Any, rv: Any, fi: Any, idle: Any, ok: Any, pods: 
 
 def _compiler() -> Any:
     """numba's compiler for this module's loops (cached on disk per checkout), or None: numba missing or
-    CAPACITY_LAB_NO_JIT set."""
-    if os.environ.get("CAPACITY_LAB_NO_JIT"):
+    CAPACITY_LAB_NO_JIT set, or an engine without it (capacity.accel)."""
+    if os.environ.get("CAPACITY_LAB_NO_JIT") or not engine().jit:
         return None
     try:
         from numba import njit

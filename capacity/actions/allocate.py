@@ -47,18 +47,17 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
     queued: dict[str, QueueSpec] = {}  # (in the order Volcano pushes them: pushed once the jobs are counted)
     jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
-    tracing = ssn.trace.enabled
     task_less, job_less = ssn.task_less(), ssn.job_less()
     job_key = ssn.job_key() if keyed else None
     # With nothing traced and enqueue deciding the Pending jobs, only jobs holding a Pending task matter: all
     # among those that may starve (Session.may_starve_now), where known.
-    some = ssn.may_starve_now() if has_enqueue and not tracing else None
+    some = ssn.may_starve_now() if has_enqueue and ssn.shortcuts else None
     for job in ssn.jobs.values() if some is None else some:
         if job.is_pending():
             if has_enqueue:
                 continue
             ssn.set_inqueue(job)
-        if not tracing and not job.index.get(TaskStatus.PENDING):
+        if ssn.shortcuts and not job.index.get(TaskStatus.PENDING):
             continue  # no task to place; JobValid would only leave its trace (none is kept)
         valid, reason = ssn.job_valid(job)
         if not valid:

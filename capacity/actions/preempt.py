@@ -83,7 +83,7 @@ def parse_options(ssn: Session) -> PreemptOptions:
 
 
 def execute(ssn: Session) -> None:
-    if not ssn.trace.enabled and not ssn.has_waiting_task():
+    if ssn.shortcuts and not ssn.has_waiting_task():
         return  # both phases pop preemptors from Pending tasks only: with none, nothing is tried
     run = PreemptRun(ssn, parse_options(ssn))
     build(run)
@@ -101,7 +101,7 @@ def build(run: PreemptRun) -> None:
     ssn = run.ssn
     order: list[QueueSpec] = []
     # With nothing traced, a job that cannot be starving is turned away unasked (_preemptor_queue).
-    candidates = None if ssn.trace.enabled else ssn.starving_candidates()
+    candidates = ssn.starving_candidates() if ssn.shortcuts else None
     for job in ssn.jobs.values() if candidates is None else candidates:
         queue = _preemptor_queue(ssn, job)
         if queue is None:
@@ -119,7 +119,7 @@ def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
     """The job's queue if the job may preempt: not Pending, valid, queue known, starving."""
     if job.is_pending():
         return None
-    if not ssn.trace.enabled and not ssn.job_starving(job):
+    if ssn.shortcuts and not ssn.job_starving(job):
         # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, the
         # test that turns away nearly every job may go first (the same jobs come through).
         return None
@@ -410,7 +410,7 @@ def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, 
             return False
     ordered = nodes_by_score(ssn, task, nodes)
     shortcut: list[bool] | None = None
-    if room is not None and bound is not None and bound.has is not None and not ssn.trace.enabled:
+    if room is not None and bound is not None and bound.has is not None and ssn.shortcuts:
         shortcut = (room & ~bound.has).tolist()
     allocatable: bool | None = None
     for node in ordered:

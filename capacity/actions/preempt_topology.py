@@ -111,7 +111,7 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node
                          "Capacity Lab starts at offset 0 and visits nodes in predicate order")
     found: list[Candidate] = []
     skipped = Skipped(ssn)
-    empty = bound.has if bound is not None and not ssn.trace.enabled else None
+    empty = bound.has if bound is not None and ssn.shortcuts else None
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
         if bound is not None and not bound.passes(node):

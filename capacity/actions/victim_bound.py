@@ -29,8 +29,9 @@ from capacity.resources import ZERO
 
 
 def bound_for(ssn: Session, point: str, task: Task) -> VictimBound | None:
-    """The plugins' bound on `point`'s victims with tracing off; None (every candidate) with tracing on."""
-    return None if ssn.trace.enabled else ssn.victim_possible(point, task)
+    """The plugins' bound on `point`'s victims when the session may take shortcuts and has victim bounds
+    (capacity.accel); None (every candidate) otherwise, e.g. with tracing on."""
+    return ssn.victim_possible(point, task) if ssn.shortcuts and ssn.accel.victim_bounds else None
 
 
 def room_bound_fails(task: Task, node: Node, candidates: list[Task], possible: VictimBound | None) -> bool:

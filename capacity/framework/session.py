@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity import nodefit
+from capacity.accel import Acceleration, engine
 from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.heap import PriorityQueue
@@ -151,11 +152,18 @@ class Session:
     """Snapshot of the cluster plus the registry of plugin functions for one cycle."""
 
     def __init__(self, cluster: Cluster, conf: SchedulerConf | None = None, trace: Trace | None = None,
-                 options: SessionOptions | None = None, cache: SnapshotCache | None = None) -> None:
+                 options: SessionOptions | None = None, cache: SnapshotCache | None = None,
+                 accel: Acceleration | None = None) -> None:
         self.cluster = cluster
-        self.cache = cache
+        # The fast paths this session may take (capacity.accel; CAPACITY_LAB_ENGINE chooses by default).
+        self.accel = accel = accel or engine()
+        self.cache = cache if accel.snapshot_cache else None
+        cache = self.cache
         self.conf = conf or cluster.conf
         self.trace = trace or Trace(enabled=False)
+        # Whether actions may skip answers whose only effect is their trace record (nothing is traced, and
+        # the engine allows it): the reference engine runs the same code traced or not.
+        self.shortcuts = accel.untraced_shortcuts and not self.trace.enabled
         self.options = options or SessionOptions()
         self.tiers: list[list[PluginOption]] = self.conf.tiers
         self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
@@ -183,7 +191,7 @@ class Session:
     # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
     def _snapshot(self) -> None:
         c = self.cluster
-        self.vectorised = nodefit.ENABLED
+        self.vectorised = nodefit.ENABLED and self.accel.node_fit
         self.vector_fns: dict[tuple[str, str], Callable[..., Any]] = {}
         self.vector_keys: dict[tuple[str, str], Callable[[Task], Any]] = {}
         self.node_fn_makers: dict[tuple[str, str], Callable[[Task], Any]] = {}
@@ -432,13 +440,18 @@ class Session:
 
     def add_order_key(self, point: str, plugin: str, key: Callable[[Any], Any]) -> None:
         """`plugin`'s order function at `point` as a key: fn(l, r) < 0 iff key(l) < key(r), and 0 iff equal.
-        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less)."""
+        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less).
+        Acceleration (Acceleration.order_keys): the reference engine compares through the order functions."""
+        if not self.accel.order_keys:
+            return
         self.order_keys.setdefault(point, {})[plugin] = key
         self._less_cache.pop(point, None)
 
     def add_order_less(self, point: str, plugin: str, make: Callable[[Any], Callable[[Any, Any], bool]]) -> None:
         """`plugin`'s order at `point` and the tie-break after it as one `less`: make(tie) answers as
         `_first_decisive` over that plugin alone would. Used when it is the point's only enabled plugin."""
+        if not self.accel.order_keys:
+            return
         self.order_lesses.setdefault(point, {})[plugin] = make
         self._less_cache.pop(point, None)
 
@@ -447,6 +460,8 @@ class Session:
         PriorityQueue over the plugin's order then `tie` would, or None (then that PriorityQueue is used);
         `pops`: about how many pops are to come (what a heap that costs more to set up weighs).
         Used when it is the point's only enabled plugin."""
+        if not self.accel.order_keys:
+            return
         self.order_heaps.setdefault(point, {})[plugin] = make
 
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -783,8 +798,10 @@ class Session:
         among preemptor's victims (so it answers empty if it allows no candidate), and that it never
         abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
         besides the session state: callers may reuse them across preemptors with equal keys until the
-        next allocate / deallocate event (`version`).
+        next allocate / deallocate event (`version`). Acceleration (Acceleration.victim_bounds).
         """
+        if not self.accel.victim_bounds:
+            return
         self.possible_fns[(point, plugin)] = fn
 
     def victim_possible(self, point: str, preemptor: Task) -> VictimBound:
@@ -876,7 +893,10 @@ class Session:
         `passed[i]` for "predicate", its score for "nodeOrder". It reads the NodeFit as it is when
         called (current at the last refresh), like the vector form, and stays good for the session and
         for every task with the same `placement_key` (allocate's Placements keep it).
+        Acceleration (Acceleration.node_fit): the reference engine asks the per-node functions.
         """
+        if not self.accel.node_fit:
+            return
         self.vector_fns[(point, plugin)] = fn
         self._placement_key_fns = None
         if key is not None:

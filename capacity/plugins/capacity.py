@@ -690,7 +690,7 @@ class CapacityPlugin(Plugin):
             self._build_hierarchical()
         else:
             self._build_flat()
-            ssn.add_fn("queueOrder", self.name, self.queue_order)
+            ssn.add_fn("queueOrder", self.name, self.queue_order if ssn.accel.order_keys else self._queue_order)
             ssn.add_order_less("queueOrder", self.name, self.queue_less)
             ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
@@ -802,7 +802,7 @@ class CapacityPlugin(Plugin):
 
     def _build_hierarchical(self) -> None:
         ssn = self.ssn
-        self.ssn.add_fn("queueOrder", self.name, self.queue_order)
+        self.ssn.add_fn("queueOrder", self.name, self.queue_order if ssn.accel.order_keys else self._queue_order)
         self.ssn.add_order_less("queueOrder", self.name, self.queue_less)
         self.ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
         self.ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
@@ -879,7 +879,7 @@ class CapacityPlugin(Plugin):
                 chain.append(self.attrs[cur])
                 cur = (ssn.queues[cur].parent or ROOT) if cur != ROOT else ""
             attr.ancestors = list(reversed(chain))
-        exact = _accumulation_exact(ssn.jobs.values())
+        exact = ssn.accel.exact_sums and _accumulation_exact(ssn.jobs.values())
         if self._accumulate_exact() if exact else self._accumulate_stepwise():
             return None
         root = self.attrs.get(ROOT)
