@@ -398,6 +398,25 @@ class Job:
         return f"Job({self.uid}, queue={self.queue}, phase={self.phase})"
 
 
+# Kubernetes framework status codes used by predicates (Volcano's api.Status codes).
+SUCCESS = "Success"
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+ERROR = "Error"
+
+
+@dataclass(slots=True)
+class FitError:
+    """A predicate failure on one node: the status code and the reasons (api/unschedule_info.go FitError)."""
+
+    node: str
+    code: str
+    reasons: list[str]
+
+    def __str__(self) -> str:
+        return f"{self.node}: {', '.join(self.reasons)}"
+
+
 @dataclass(slots=True)
 class QueueSpec:
     """A Queue object as the scheduler reads it (QueueInfo plus the spec fields plugins read)."""

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from capacity import kernels
-from capacity.model import Job, Node, Task
+from capacity.model import UNRESOLVABLE, UNSCHEDULABLE, FitError, Job, Node, Task
 from capacity.resources import MIN_RESOURCE, Resource
 
 if TYPE_CHECKING:
-    from capacity.framework.session import FitError, Session
+    from capacity.framework.session import Session
 
 ENABLED = True
 """Switch for the vectorised path; False runs the per-node reference code everywhere (tests)."""
@@ -871,7 +871,6 @@ class FitErrors(Mapping):
         err = self._cache.get(i)
         if err is None:
             if not self.fits[i]:
-                from capacity.framework.session import UNSCHEDULABLE, FitError
                 err = FitError(self.fit.names[i], UNSCHEDULABLE, self.failures.reasons(i))
             else:
                 err = self.pv.error(i)
@@ -904,7 +903,6 @@ def unresolvable_mask(fit: NodeFit, fit_errors: Mapping[str, Any] | None) -> np.
     """Nodes whose recorded fit error is UnschedulableAndUnresolvable (reclaim/preempt skip them)."""
     if isinstance(fit_errors, FitErrors) and fit_errors.fit is fit:
         return fit_errors.unresolvable()
-    from capacity.framework.session import UNRESOLVABLE
     out = np.zeros(fit.n, dtype=bool)
     for name, err in (fit_errors or {}).items():
         i = fit.pos.get(name)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from capacity.actions.allocate_legacy_ns import allocate_by_namespace
 from capacity.fit_report import fit_report
 from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
@@ -29,8 +30,7 @@ def execute(ssn: Session) -> None:
     legacy = ssn.options.legacy_namespace_fairshare
     queues, jobs_by_queue, worksheets = build_worksheets(ssn, keyed=not legacy)
     if legacy:
-        from capacity.actions.allocate_legacy_ns import allocate_by_namespace
-        allocate_by_namespace(ssn, jobs_by_queue, worksheets)
+        allocate_by_namespace(ssn, jobs_by_queue, worksheets, allocate_for_tasks)  # type: ignore[arg-type]
         return
     allocate_queues(ssn, queues, jobs_by_queue, worksheets)
 

@@ -18,8 +18,13 @@ from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.pod_reading import PodReading
 from capacity.framework.snapshot_cache import KeptJobs, SnapshotCache
-from capacity.model import (
+from capacity.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
     ALLOCATED_STATUSES,
+    ERROR,
+    SUCCESS,
+    UNRESOLVABLE,
+    UNSCHEDULABLE,
+    FitError,
     Job,
     Node,
     PodGroupPhase,
@@ -30,6 +35,8 @@ from capacity.model import (
 from capacity.resources import Resource
 from capacity.trace import Trace
 
+__all__ = ["ERROR", "SUCCESS", "UNRESOLVABLE", "UNSCHEDULABLE", "FitError", "Session"]  # (the re-exports among them)
+
 _STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
 
@@ -37,24 +44,6 @@ PERMIT = 1
 ABSTAIN = 0
 REJECT = -1
 _VOTE_NAMES = {PERMIT: "Permit", REJECT: "Reject"}  # what the trace calls a vote
-
-# Kubernetes framework status codes used by predicates.
-SUCCESS = "Success"
-UNSCHEDULABLE = "Unschedulable"
-UNRESOLVABLE = "UnschedulableAndUnresolvable"
-ERROR = "Error"
-
-
-@dataclass(slots=True)
-class FitError:
-    """A predicate failure on one node: the status code and the reasons."""
-
-    node: str
-    code: str
-    reasons: list[str]
-
-    def __str__(self) -> str:
-        return f"{self.node}: {', '.join(self.reasons)}"
 
 
 @dataclass(slots=True)
