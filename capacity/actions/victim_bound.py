@@ -127,7 +127,7 @@ class VictimTable:
         self.job = np.array([job_ids[j] for j in job_of], dtype=np.intp)
         self.preemptable = np.array(preemptable, dtype=bool)
         self.best_effort = np.array(best_effort, dtype=bool)
-        req = [cpu, memory]
+        req: list[Any] = [cpu, memory]
         for k in fit.scalar_dims:
             req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
         self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
@@ -487,7 +487,7 @@ def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
     if kept is not None:  # (the rows of kept jobs are their tasks': only other jobs' rows are stale)
         ids = table.job_ids
         renewed = np.array([ids[uid] for uid in ids.keys() - kept], dtype=np.intp)  # (built anew, or gone)
-        stale = np.isin(table.job, renewed).nonzero()[0]
+        stale: Any = np.isin(table.job, renewed).nonzero()[0]
         table.forget_jobs(renewed)  # (a kept job's tasks did not move in the last session)
     else:
         get = ssn.all_tasks.get

@@ -7,7 +7,7 @@ the decision trace files each plugin's vote with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,6 +73,10 @@ class CycleResult:
     nominated: dict[str, str] = field(default_factory=dict)
     records: list[Any] = field(default_factory=list)  # this cycle's decision records (capacity.trace.Record)
     notes: list[str] = field(default_factory=list)  # the session's notes (plugins' warnings about this cycle)
+
+
+PossibleFn = Callable[[Task], tuple[Any, ...]]
+"""A plugin's victim bound maker (Session.add_possible_fn): preemptor -> (key, test) or (key, test, vector)."""
 
 
 class PluginBound:
@@ -167,7 +171,7 @@ class Session:
         self._tier_cache: dict[str, list[list[tuple[str, Callable[..., Any]]]]] = {}
         self._starving_tier: list[tuple[str, Callable[..., Any]]] | None = None  # (job_starving)
         self.version = 0  # bumped by every allocate / deallocate event (what victim bounds are cached on)
-        self.possible_fns: dict[tuple[str, str], Callable[[Task], tuple[Any, Callable[[Task], bool]]]] = {}
+        self.possible_fns: dict[tuple[str, str], PossibleFn] = {}
         self._bound_exact: bool | None = None
         self._flat_cache: dict[str, tuple[tuple[str, Callable[..., Any]], ...]] = {}
         self._less_cache: dict[str, Callable[[Any, Any], bool]] = {}
@@ -226,7 +230,8 @@ class Session:
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
         # The jobs built anew from the very inputs the last session's job of their uid was built from (that
         # job changed in the session, so it was not kept): each as that job was at its open.
-        alike = self.rebuilt_alike = set()
+        alike: set[str] = set()
+        self.rebuilt_alike = alike
         # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
         # the VictimTable the last session used (capacity.actions.victim_bound).
         self.fresh_jobs: list[Job] = []
@@ -367,7 +372,7 @@ class Session:
         if last is not None and last[0] is self.last_jobs is not None:
             all_tasks = self.all_tasks = dict(last[1])
             for job in self.fresh_jobs:
-                for uid in self.last_jobs[job.uid].tasks:  # type: ignore[index]
+                for uid in self.last_jobs[job.uid].tasks:
                     del all_tasks[uid]
             for job in self.fresh_jobs:
                 all_tasks.update(job.tasks)
@@ -402,9 +407,8 @@ class Session:
             if node is None:
                 continue
             for key in reading.pods_on(name):
-                task = made.get(key)
-                if task is None:
-                    task = reading.task_of(key, jobs)
+                got = made.get(key)
+                task = got if got is not None else reading.task_of(key, jobs)
                 if task.status not in done:
                     node.add_task_unfitted(task)
                     node.mirror[task.key] = task
@@ -778,7 +782,7 @@ class Session:
         return self._victims("reclaimable", reclaimer, reclaimees)
 
     def add_possible_fn(self, point: str, plugin: str,
-                        fn: Callable[[Task], tuple[Any, Callable[[Task], bool]]]) -> None:
+                        fn: PossibleFn) -> None:
         """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
 
         `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
@@ -806,7 +810,7 @@ class Session:
                 make = self.possible_fns.get((point, name))
                 last = None
                 if make is not None:
-                    key, test, *vector = make(preemptor)
+                    key, test, *vector = make(preemptor)  # (vector: [] or [the test's VictimTable form])
                     last = PluginBound(None if key is None else (point, name, key), test, *vector)
                     bounds.append(last)
             tiers.append((bounds, last))
@@ -855,7 +859,7 @@ class Session:
             return None
         return err
 
-    def node_scores(self, task: Task, nodes: list[Node]) -> dict[str, float]:
+    def node_scores(self, task: Task, nodes: Sequence[Node]) -> dict[str, float]:
         """PrioritizeNodes: per-node NodeOrderFn sums plus BatchNodeOrderFn sums."""
         scores = {n.name: 0.0 for n in nodes}
         for tier in self.tiered("nodeOrder"):
@@ -1115,7 +1119,7 @@ class Session:
             self.cache.fit_tables = fit.tables()
         if fit is not None:  # only a NodeFit points nodes at itself
             for placement in fit.placements.values():
-                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None
+                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None  # type: ignore[assignment]
             for node in fit.nodes:
                 node.fit = None
             fit.__dict__.clear()
@@ -1197,7 +1201,7 @@ def _keyed_job_less(key: Callable[[Job], tuple[Any, ...]]) -> Callable[[Job, Job
         kr = r.order_key
         if kr is None:
             kr = key(r)
-        return kl < kr  # type: ignore[no-any-return]
+        return kl < kr
 
     return less
 

@@ -334,7 +334,7 @@ def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | No
                 prev[name] = rec.with_jobs(leaf_jobs)  # (its jobs built alike: the same numbers)
 
     def facts(name: str, leaf_jobs: list[Job]) -> tuple[bool, float, float, float]:
-        rec = prev.get(name)  # type: ignore[union-attr]
+        rec = prev.get(name)
         if rec is None or rec.jobs is not leaf_jobs:
             return _leaf_facts(leaf_jobs)
         if rec.facts is None:
@@ -838,7 +838,7 @@ class CapacityPlugin(Plugin):
             fixed.leaves = fixed.leaves_of = fixed.ancestor_parts = None
             notes_at = len(ssn.notes)
             if carried is not None:
-                stalled = self._accumulate_carried(prev, carried, ancestor_parts)  # type: ignore[arg-type]
+                stalled = self._accumulate_carried(prev, carried, ancestor_parts)
             else:
                 stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
                     self._accumulate_stepwise()
@@ -859,8 +859,9 @@ class CapacityPlugin(Plugin):
             self._order_pairs = {}
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
-            if ssn.queues[name].capability is not None:
-                attr.capability = ssn.queues[name].capability.clone()
+            capability = ssn.queues[name].capability
+            if capability is not None:
+                attr.capability = capability.clone()
             self.attrs[name] = attr
         for name in sorted(self.attrs):
             if name == ROOT:
@@ -899,7 +900,7 @@ class CapacityPlugin(Plugin):
             root.real_capability = root.capability
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
-        if cache is not None:
+        if cache is not None and key is not None:
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
@@ -997,10 +998,10 @@ class CapacityPlugin(Plugin):
                         for key in fresh:
                             order.setdefault(key)
                 continue
-            got = _fresh_keys(attr, seen)
-            if got:
-                events.setdefault(name, {})[k] = got
-                for fi, fresh in got:
+            new_keys = _fresh_keys(attr, seen)
+            if new_keys:
+                events.setdefault(name, {})[k] = new_keys
+                for fi, fresh in new_keys:
                     for anc in ancestors:
                         order = orders[anc.name][fi]
                         for key in fresh:
@@ -1168,7 +1169,7 @@ class CapacityPlugin(Plugin):
             pair = self._order_pairs[(l.name, r.name)] = self._order_pair(l, r)
         if pair.__class__ is int:
             return pair
-        lq, rq, tie = pair
+        lq, rq, tie = pair  # type: ignore[misc]  # (not an int: tested above)
         ls = lq.share
         rs = rq.share
         if ls == rs:
@@ -1184,20 +1185,20 @@ class CapacityPlugin(Plugin):
             lp = l.priority
             rp = r.priority
             if lp != rp:
-                return lp > rp  # type: ignore[no-any-return]
+                return lp > rp
             pairs = self._order_pairs
             key = (l.name, r.name)
             pair = pairs.get(key)
             if pair is None:
                 pair = pairs[key] = make(l, r)
             if pair.__class__ is int:
-                return pair < 0 if pair != 0 else tie(l, r)  # type: ignore[no-any-return,operator]
+                return pair < 0 if pair != 0 else tie(l, r)
             lq, rq, then = pair  # type: ignore[misc]
             ls = lq.share
             rs = rq.share
             if ls == rs:
-                return then < 0 if then != 0 else tie(l, r)  # type: ignore[no-any-return]
-            return ls < rs  # type: ignore[no-any-return]
+                return then < 0 if then != 0 else tie(l, r)
+            return ls < rs
 
         return less
 
@@ -1400,12 +1401,12 @@ class CapacityPlugin(Plugin):
                    else "it asks for nothing")
             head = ("minResources + allocated + inqueue - elastic fit the realCapability at every level: "
                     if i == 0 else "")
+            levels: dict[str, Any] = {"levels": [x.path() for x in path]} if i == 0 else {}
             self.trace.because(self.name, "enqueueRealCapability", f"{head}{a.path()}: {how}", queue=a.name,
                                level=a.path(), dimensions=dims, minResources=_fmt(min_req, dims),
                                allocated=_fmt(a.allocated, dims), inqueue=_fmt(a.inqueue, dims),
                                elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
-                               **totals(terms, a.real_capability, dims, "<="),
-                               **({"levels": [x.path() for x in path]} if i == 0 else {}))
+                               **totals(terms, a.real_capability, dims, "<="), **levels)
 
     def job_enqueued(self, job: Job) -> None:
         if job.min_resources is None:
@@ -1735,9 +1736,9 @@ class CapacityPlugin(Plugin):
         names of its deserved, whether its guarantee is all zero, and where its allocation is above its
         deserved as GreaterPartlyWithRelevantDimensions reads it (cpu, memory, scalar names)."""
         version = self.ssn.version
-        cache = getattr(self, "_facts_cache", None)
+        cache: tuple[int, dict[str, Any]] | None = getattr(self, "_facts_cache", None)
         if cache is None or cache[0] != version:
-            cache = self._facts_cache = (version, {})
+            cache = self._facts_cache = (version, {})  # type: ignore[var-annotated]
         table: dict[str, Any] = cache[1]
         attrs = self.attrs
 
@@ -1979,7 +1980,7 @@ def _job_accum_facts(job: Job) -> tuple[bool, float, float, float]:
     got = job.accum_facts
     if got is None:
         got = job.accum_facts = _accum_facts(job)
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 _NOT_INTEGRAL = (False, 0.0, 0.0, 0.0)

@@ -60,8 +60,10 @@ class CapacityQueueHeap:
         self._attrs = [attrs.get(q.name) for q in queues]
         depth = max((len(a.ancestors) for a in self._attrs if a is not None), default=0)
         self.hier = bool(plugin.hierarchy)
-        order = sorted(range(n), key=cmp_to_key(lambda i, j: -1 if tie(queues[i], queues[j])
-                                                else 1 if tie(queues[j], queues[i]) else 0))
+        def by_tie(i: int, j: int) -> int:
+            return -1 if tie(queues[i], queues[j]) else 1 if tie(queues[j], queues[i]) else 0
+
+        order = sorted(range(n), key=cmp_to_key(by_tie))
         rank = [0] * n
         for k, i in enumerate(order):
             rank[i] = k

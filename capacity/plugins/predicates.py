@@ -279,8 +279,9 @@ class PredicatesPlugin(Plugin):
         def error(k: int) -> FitError | None:
             i = k if idx is None else int(idx[k])
             reasons = [] if room[k] else ["Too many pods"]
-            if static[i] is not None:
-                return FitError(names[i], UNRESOLVABLE, [*reasons, static[i]])
+            fixed = static[i]
+            if fixed is not None:
+                return FitError(names[i], UNRESOLVABLE, [*reasons, fixed])
             err = inter.get(k)
             if err is not None:
                 if err[0] == UNRESOLVABLE:

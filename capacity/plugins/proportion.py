@@ -182,8 +182,8 @@ class ProportionPlugin(Plugin):
                 decreased.add(dec)
                 record["queues"][n] = entry = {"deserved": to_dict(attr.deserved), "met": why}
                 if traced:
-                    round_lines.append(self._round_entry(entry, attr, total_weight, offered, grown, capped,
-                                                         clamped))  # type: ignore[arg-type]
+                    parts = (entry, attr, total_weight, offered, grown, capped, clamped)  # (traced: none is None)
+                    round_lines.append(self._round_entry(*parts))  # type: ignore[arg-type]
             remaining = exceeded_part(remaining.clone().add(decreased), increased)
             self.rounds.append(record)
             if traced:
