@@ -10,7 +10,7 @@ import pytest
 
 from capacity.framework.heap import PriorityQueue, memoized
 from capacity.model import Job, PodSpec, Task, TaskStatus
-from capacity.plugins.capacity import enqueue_fits, fits_after_adding
+from capacity.plugins.capacity_attrs import enqueue_fits, fits_after_adding
 from capacity.resources import Resource, ResourceUnderflow
 
 VALUES = [0.0, 0.05, 0.1, 1.0, 2.0, 2.5, 100.0, 1000.0, -1.0, math.inf, math.nan]
@@ -126,7 +126,7 @@ def test_memoized_heap_pops_like_the_plain_heap() -> None:
 
 def test_update_share_is_the_max_share_over_deserved_dimensions() -> None:
     from capacity.model import QueueSpec
-    from capacity.plugins.capacity import QueueAttr, update_share
+    from capacity.plugins.capacity_attrs import QueueAttr, update_share
     from capacity.resources import share
     rnd = random.Random(11)
     for _ in range(20000):
@@ -229,7 +229,7 @@ def test_queue_order_with_kept_pairs_is_the_written_order() -> None:
 
 
 def test_delta_is_the_clone_plus_the_negation() -> None:
-    from capacity.plugins.capacity import _delta, _neg
+    from capacity.plugins.capacity_attrs import _delta, _neg
     rnd = random.Random(23)
 
     def bits(r: Resource) -> tuple:
