@@ -22,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from capacity.framework.session import PluginBound, Session, VictimBound
+from capacity.accel.session_fast import PluginBound, VictimBound
+from capacity.framework.session import Session
 from capacity.model import PREEMPTABLE_STATUSES, Node, Task, TaskStatus
 from capacity.nodefit import NodeFit
 from capacity.resources import ZERO
