@@ -17,6 +17,7 @@ from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
     MIN_RESOURCE,
+    SCALAR_INFINITY,
     Resource,
     exceeded_part,
     is_scalar_resource_name,
@@ -515,6 +516,28 @@ def _reclaimee_ancestor_to_check(reclaimer: QueueAttr, reclaimee: QueueAttr, d: 
         return None
     return anc
 
+
+
+def root_capability(capability: Resource | None, total: Resource) -> Resource:
+    """The root queue's capability in the hierarchical build: as set, or, when the root Queue sets none, no
+    limit in every dimension the cluster has (capacity.go buildHierarchicalQueueAttrs, Volcano HEAD; the
+    seed-004 switch fills it from the cluster total instead)."""
+    if capability is not None and not capability.is_empty():
+        return capability
+    return Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(total.scalars or {}, SCALAR_INFINITY))
+
+
+def inherit_capability(child: Resource, parent: Resource) -> None:
+    """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0,
+    and every scalar of the parent's it does not set (changes `child`)."""
+    if child.cpu <= 0:
+        child.cpu = parent.cpu
+    if child.memory <= 0:
+        child.memory = parent.memory
+    if parent.scalars is not None:
+        for k, v in parent.scalars.items():
+            if child.scalars is None or k not in child.scalars:
+                child.set_scalar(k, v)
 
 class CapacityBase(Plugin):
     """The capacity plugin's state (capacity.go's capacityPlugin), shared by the modules that make up the

@@ -26,9 +26,11 @@ from capacity.plugins.capacity_attrs import (
     accumulate_job,
     build_flat_attrs,
     flat_limits,
+    inherit_capability,
+    root_capability,
     update_share,
 )
-from capacity.resources import INFINITY, MAX_FLOAT, SCALAR_INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
+from capacity.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 
 
 class CapacityTree(CapacityBase):
@@ -179,9 +181,7 @@ class CapacityTree(CapacityBase):
                 root.deserved = self.total.clone()
             root.real_capability = self.total.clone()
         else:
-            if root.capability.is_empty():
-                inf = Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(self.total.scalars or {}, SCALAR_INFINITY))
-                root.capability = inf
+            root.capability = root_capability(root.capability, self.total)
             root.real_capability = root.capability
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
@@ -227,14 +227,7 @@ class CapacityTree(CapacityBase):
                 c.deserved = res_max(c.deserved, c.guarantee)
             sum_d.add(c.deserved)
             sum_g.add(c.guarantee)
-            if c.capability.cpu <= 0:
-                c.capability.cpu = pcap.cpu
-            if c.capability.memory <= 0:
-                c.capability.memory = pcap.memory
-            if pcap.scalars is not None:
-                for k, v in pcap.scalars.items():
-                    if c.capability.scalars is None or k not in c.capability.scalars:
-                        c.capability.set_scalar(k, v)
+            inherit_capability(c.capability, pcap)
             over, names = c.capability.greater_partly(pcap, INFINITY)
             if over:
                 self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
