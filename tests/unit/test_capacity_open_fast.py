@@ -13,6 +13,8 @@ from capacity.scheduler import open_session
 from capacity.trace import Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 TREE = {"a": "root", "b": "root", "c": "root", "a1": "a", "a2": "a", "b1": "b", "b11": "b1", "b12": "b1"}
 LEAVES = ["a1", "a2", "b11", "b12", "c"]
 SCALARS = ["nvidia.com/gpu", "example.com/foo", "example.com/bar"]

@@ -20,6 +20,8 @@ from capacity.k8s import load_objects
 from capacity.scheduler import simulate
 from capacity.trace import Trace
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 HIERARCHY = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
              "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
                        {"plugins": [{"name": "predicates"}, {"name": "capacity", "enableHierarchy": True},
