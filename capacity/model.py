@@ -50,11 +50,6 @@ READY_STATUSES = frozenset((S.BOUND, S.BINDING, S.RUNNING, S.ALLOCATED, S.SUCCEE
 """The statuses ready_task_num counts (job_info.go ReadyTaskNum)."""
 
 
-def is_allocated_status(status: int) -> bool:
-    """AllocatedStatus (helpers.go:80): Bound, Binding, Running, Allocated."""
-    return bool(status & ALLOCATED_STATUSES)
-
-
 class PodGroupPhase:
     """PodGroup phases as strings, exactly as they appear in YAML."""
 

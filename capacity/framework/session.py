@@ -20,7 +20,6 @@ from capacity.framework.heap import PriorityQueue
 from capacity.framework.snapshot import SessionSnapshot
 from capacity.framework.snapshot_cache import SnapshotCache
 from capacity.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
-    ALLOCATED_STATUSES,
     ERROR,
     SUCCESS,
     UNRESOLVABLE,
@@ -192,9 +191,6 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
             cached = self._flat_cache[point] = tuple(pair for tier in self.tiered(point) for pair in tier)
         return cached
 
-    def plugin_option(self, name: str) -> PluginOption | None:
-        return self.conf.plugin(name)
-
     def hierarchy_enabled(self, plugin: str) -> bool:
         opt = self.conf.plugin(plugin)
         return bool(opt and opt.hierarchy)
@@ -213,13 +209,6 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
 
     def queue_order_fn(self, l: QueueSpec, r: QueueSpec) -> bool:
         return self.queue_less()(l, r)
-
-    def task_compare(self, l: Task, r: Task) -> int:
-        for _name, fn in self.flat("taskOrder"):
-            j = fn(l, r)
-            if j != 0:
-                return j
-        return 0
 
     def task_order_fn(self, l: Task, r: Task) -> bool:
         return self.task_less()(l, r)
@@ -700,7 +689,3 @@ def _first_decisive(pairs: tuple[tuple[str, Callable[..., Any]], ...],
         return tie(l, r)
 
     return less
-
-
-def allocated_tasks(job: Job) -> list[Task]:
-    return [t for t in job.tasks.values() if t.status & ALLOCATED_STATUSES]

@@ -54,10 +54,6 @@ def label_selector_matches(selector: dict[str, Any] | None, labels: dict[str, st
     return all(match_expression(labels, e) for e in selector.get("matchExpressions") or [])
 
 
-def node_affinity_matches(task: Task, node: Node) -> bool:
-    return spec_matches_node(task.spec, node)
-
-
 def spec_matches_node(spec: PodSpec, node: Node) -> bool:
     for k, v in spec.node_selector.items():
         if node.labels.get(k) != v:
