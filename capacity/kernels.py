@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel import engine
+
 MIN_NODES = 64
 """Smaller NodeLists keep the Python and numpy paths: there a whole cycle costs less than importing numba
 and loading the compiled loop (about 0.4 s, once per process), which CLI runs on small clusters and the
@@ -101,8 +103,8 @@ def _update_lean(idx: Any, rk: Any, rv: Any, fi: Any, idle: Any, ok: Any, pods: 
 
 def _compiler() -> Any:
     """numba's compiler for this module's loops (cached on disk per checkout), or None: numba missing or
-    CAPACITY_LAB_NO_JIT set."""
-    if os.environ.get("CAPACITY_LAB_NO_JIT"):
+    CAPACITY_LAB_NO_JIT set, or an engine without it (capacity.accel)."""
+    if os.environ.get("CAPACITY_LAB_NO_JIT") or not engine().jit:
         return None
     try:
         from numba import njit
@@ -140,14 +142,14 @@ def _queue_less(l: int, r: int, hier: bool, meta: Any, share: Any) -> bool:
     """CapacityPlugin.queue_less(tie): priority, then the share of the two queues (in a tree, of their
     ancestors just below the deepest common one), then deserved before best-effort, then the tie."""
     if meta[l, 0] != meta[r, 0]:
-        return meta[l, 0] > meta[r, 0]  # type: ignore[no-any-return]
+        return meta[l, 0] > meta[r, 0]
     if meta[l, 1] == 0 or meta[r, 1] == 0:
-        return meta[l, 4] < meta[r, 4]  # type: ignore[no-any-return]
+        return meta[l, 4] < meta[r, 4]
     la = l
     ra = r
     if hier:
         if meta[l, 2] != meta[r, 2]:
-            return meta[l, 2] != 0  # type: ignore[no-any-return]
+            return meta[l, 2] != 0
         if meta[l, 2] != 0:
             nl = meta[l, 5]
             nr = meta[r, 5]
@@ -170,8 +172,8 @@ def _queue_less(l: int, r: int, hier: bool, meta: Any, share: Any) -> bool:
             return True
         if le and not re_:
             return False
-        return meta[l, 4] < meta[r, 4]  # type: ignore[no-any-return]
-    return ls < rs  # type: ignore[no-any-return]
+        return meta[l, 4] < meta[r, 4]
+    return ls < rs
 
 
 def _queue_pop(h: Any, n: int, hier: bool, meta: Any, share: Any) -> int:
@@ -195,7 +197,7 @@ def _queue_pop(h: Any, n: int, hier: bool, meta: Any, share: Any) -> int:
         h[i] = h[j]
         h[j] = t
         i = j
-    return h[m]  # type: ignore[no-any-return]
+    return h[m]
 
 
 def _queue_push(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any) -> None:
@@ -216,7 +218,7 @@ def _queue_push_pop(h: Any, n: int, item: int, hier: bool, meta: Any, share: Any
     """`_queue_push` of item onto the first n items of h, then `_queue_pop` of the n + 1: allocate's turn
     that puts its queue back, and the next turn's pop, in one call."""
     _queue_push_compiled(h, n, item, hier, meta, share)
-    return _queue_pop_compiled(h, n + 1, hier, meta, share)  # type: ignore[no-any-return]
+    return _queue_pop_compiled(h, n + 1, hier, meta, share)
 
 
 _queue_less_compiled: Any = _queue_less  # the compiled ones once queue_heap_loops() made them

@@ -35,8 +35,9 @@ from capacity.k8s import (
     parse_conf_text,
 )
 from capacity.model import QueueSpec
+from capacity.plugins.capacity_attrs import inherit_capability, root_capability
 from capacity.quantity import format_resource_value
-from capacity.resources import INFINITY, MAX_FLOAT, MIN_RESOURCE, SCALAR_INFINITY, ZERO, Resource, res_max
+from capacity.resources import INFINITY, MIN_RESOURCE, ZERO, Resource, res_max
 from capacity.text import safe_lines
 from capacity.webhook import is_admission_warning, validate_cluster
 
@@ -606,16 +607,12 @@ def _hierarchy_hint(ctx: _Context) -> str:
 
 
 def _effective_capabilities(ctx: _Context) -> dict[str, Resource]:
-    """Capability after the hierarchy build (spec 3.3-3.4): infinite root if empty, cpu/memory <= 0 and
-    missing scalars inherited from the parent's capability. Only queues reachable from root."""
+    """Capability after the hierarchy build (spec 3.3-3.4), by the capacity plugin's own rules (root_capability,
+    inherit_capability). Only queues reachable from root."""
     root = ctx.queues.get(ROOT)
     if root is None:
         return {}
-    if root.capability is None or root.capability.is_empty():
-        cap = Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(ctx.total.scalars or {}, SCALAR_INFINITY))
-    else:
-        cap = root.capability.clone()
-    caps = {ROOT: cap}
+    caps = {ROOT: root_capability(root.capability, ctx.total).clone()}
     todo = [ROOT]
     while todo:
         p = todo.pop()
@@ -625,13 +622,7 @@ def _effective_capabilities(ctx: _Context) -> dict[str, Resource]:
                 continue
             q = ctx.queues[c]
             ccap = q.capability.clone() if q.capability is not None else Resource.empty()
-            if ccap.cpu <= 0:
-                ccap.cpu = pcap.cpu
-            if ccap.memory <= 0:
-                ccap.memory = pcap.memory
-            for k, v in (pcap.scalars or {}).items():
-                if ccap.scalars is None or k not in ccap.scalars:
-                    ccap.set_scalar(k, v)
+            inherit_capability(ccap, pcap)  # (the engine's own rule)
             caps[c] = ccap
             todo.append(c)
     return caps

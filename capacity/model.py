@@ -50,11 +50,6 @@ READY_STATUSES = frozenset((S.BOUND, S.BINDING, S.RUNNING, S.ALLOCATED, S.SUCCEE
 """The statuses ready_task_num counts (job_info.go ReadyTaskNum)."""
 
 
-def is_allocated_status(status: int) -> bool:
-    """AllocatedStatus (helpers.go:80): Bound, Binding, Running, Allocated."""
-    return bool(status & ALLOCATED_STATUSES)
-
-
 class PodGroupPhase:
     """PodGroup phases as strings, exactly as they appear in YAML."""
 
@@ -396,6 +391,25 @@ class Job:
 
     def __repr__(self) -> str:
         return f"Job({self.uid}, queue={self.queue}, phase={self.phase})"
+
+
+# Kubernetes framework status codes used by predicates (Volcano's api.Status codes).
+SUCCESS = "Success"
+UNSCHEDULABLE = "Unschedulable"
+UNRESOLVABLE = "UnschedulableAndUnresolvable"
+ERROR = "Error"
+
+
+@dataclass(slots=True)
+class FitError:
+    """A predicate failure on one node: the status code and the reasons (api/unschedule_info.go FitError)."""
+
+    node: str
+    code: str
+    reasons: list[str]
+
+    def __str__(self) -> str:
+        return f"{self.node}: {', '.join(self.reasons)}"
 
 
 @dataclass(slots=True)

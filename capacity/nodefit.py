@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from capacity import kernels
-from capacity.model import Job, Node, Task
+from capacity.model import UNRESOLVABLE, UNSCHEDULABLE, FitError, Job, Node, Task
 from capacity.resources import MIN_RESOURCE, Resource
 
 if TYPE_CHECKING:
-    from capacity.framework.session import FitError, Session
+    from capacity.framework.session import Session
 
 ENABLED = True
 """Switch for the vectorised path; False runs the per-node reference code everywhere (tests)."""
@@ -138,7 +138,7 @@ def _job_facts(job: Job) -> tuple[frozenset[str], bool]:
     got = job.request_facts
     if got is None:
         got = job.request_facts = request_facts([t.resreq for t in job.tasks.values()])
-    return got  # type: ignore[no-any-return]
+    return got
 
 
 def session_request_facts(ssn: Session) -> set[tuple[frozenset[str], bool]]:
@@ -283,6 +283,7 @@ class NodeFit:
         self.col = {name: i for i, name in enumerate(self.dims)}
         self.scalar_dims = self.dims[2:]
         self._row = row_reader(self.scalar_dims)
+        self.alloc: np.ndarray
         self.alloc, empty_rows = base.table(self.dims)
         shape = self.alloc.shape
         self.state = np.zeros((3, *shape))  # FutureIdle, Idle, Used
@@ -291,7 +292,7 @@ class NodeFit:
         self._used_stale: set[int] = set()
         # The same memory flat, for writing one node's column a value at a time (`refresh`): some twice as
         # fast as numpy's assignment of a few values, which a cycle makes once per allocated task.
-        self._state_flat = memoryview(self.state.reshape(-1))
+        self._state_flat: Any = memoryview(self.state.reshape(-1))  # type: ignore[arg-type]
         self.fi[:] = self.alloc  # an empty node's FutureIdle and Idle are its allocatable
         self.idle[:] = self.alloc
         self.max_tasks = base.max_tasks
@@ -299,7 +300,7 @@ class NodeFit:
         # Mirror request sums: kube-scheduler's non-zero cpu and memory (rows 0, 1 of nonzero) and the
         # raw cpu, memory and GPU requests (rows 0, 1, 2 of requested).
         self.mirror_sums = np.zeros((5, n))  # the two tables in one, for one gather: nonzero then requested
-        self._sums_flat = memoryview(self.mirror_sums.reshape(-1))  # (as _state_flat)
+        self._sums_flat: Any = memoryview(self.mirror_sums.reshape(-1))  # type: ignore[arg-type]  # (as _state_flat)
         self.nonzero = self.mirror_sums[:2]
         self.requested = self.mirror_sums[2:]
         # The same values as Python lists, for the node-by-node Placement update: per node its FutureIdle
@@ -341,7 +342,7 @@ class NodeFit:
         self.placements: dict[tuple[Any, ...], Placement] = {}
         # For the compiled placement loop (None: not for this NodeList): every position, and room for the
         # positions it flags.
-        self.lean_loop = kernels.lean_loop() if n >= kernels.MIN_NODES else None
+        self.lean_loop: Any = kernels.lean_loop() if n >= kernels.MIN_NODES else None
         self.all_positions = np.arange(n, dtype=np.int64)
         self.flag_buffer = np.empty(max(n, 64), dtype=np.int64)  # (64: the longest log span handed over)
         for i, node in enumerate(self.nodes):
@@ -871,7 +872,6 @@ class FitErrors(Mapping):
         err = self._cache.get(i)
         if err is None:
             if not self.fits[i]:
-                from capacity.framework.session import UNSCHEDULABLE, FitError
                 err = FitError(self.fit.names[i], UNSCHEDULABLE, self.failures.reasons(i))
             else:
                 err = self.pv.error(i)
@@ -904,7 +904,6 @@ def unresolvable_mask(fit: NodeFit, fit_errors: Mapping[str, Any] | None) -> np.
     """Nodes whose recorded fit error is UnschedulableAndUnresolvable (reclaim/preempt skip them)."""
     if isinstance(fit_errors, FitErrors) and fit_errors.fit is fit:
         return fit_errors.unresolvable()
-    from capacity.framework.session import UNRESOLVABLE
     out = np.zeros(fit.n, dtype=bool)
     for name, err in (fit_errors or {}).items():
         i = fit.pos.get(name)

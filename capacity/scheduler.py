@@ -42,13 +42,17 @@ _MODULES: dict[str, Any] = {}
 
 
 def run_actions(ssn: Session) -> None:
+    """Each configured action in order: capacity.actions.<name>, or its accelerated form capacity.accel.<name>
+    where the session's engine has one (Acceleration.actions)."""
+    fast = ssn.accel.actions
     for name in ssn.conf.actions:
         if name not in ACTIONS:
             continue
         ssn.trace.action = name
-        module = _MODULES.get(name)
+        path = f"capacity.accel.{name}" if name in fast else f"capacity.actions.{name}"
+        module = _MODULES.get(path)
         if module is None:  # imported on first use (a replay runs tens of thousands of cycles)
-            module = _MODULES[name] = importlib.import_module(f"capacity.actions.{name}")
+            module = _MODULES[path] = importlib.import_module(path)
         module.execute(ssn)
     ssn.trace.action = "close"
 
@@ -91,10 +95,11 @@ def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOpti
     start = len(trace.records)
     with gc_paused():
         ssn = open_session(cluster, trace, options, cache)
+        kept = ssn.cache  # (None where the engine has no snapshot cache: capacity.accel)
         run_actions(ssn)
         result = ssn.close()
-        if cache is not None:
-            cache.keep()
+        if kept is not None:
+            kept.keep()
         ssn.release()
         del ssn
     result.records = trace.records[start:]

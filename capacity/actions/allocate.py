@@ -7,11 +7,12 @@ one task per pop and is re-pushed; a task that fails Allocatable is dropped for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from capacity.actions.allocate_legacy_ns import allocate_by_namespace
 from capacity.fit_report import fit_report
 from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
@@ -29,8 +30,7 @@ def execute(ssn: Session) -> None:
     legacy = ssn.options.legacy_namespace_fairshare
     queues, jobs_by_queue, worksheets = build_worksheets(ssn, keyed=not legacy)
     if legacy:
-        from capacity.actions.allocate_legacy_ns import allocate_by_namespace
-        allocate_by_namespace(ssn, jobs_by_queue, worksheets)
+        allocate_by_namespace(ssn, jobs_by_queue, worksheets, allocate_for_tasks)  # type: ignore[arg-type]
         return
     allocate_queues(ssn, queues, jobs_by_queue, worksheets)
 
@@ -47,18 +47,17 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
     queued: dict[str, QueueSpec] = {}  # (in the order Volcano pushes them: pushed once the jobs are counted)
     jobs_by_queue: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
     worksheets: dict[str, PriorityQueue[Task]] = {}
-    tracing = ssn.trace.enabled
     task_less, job_less = ssn.task_less(), ssn.job_less()
     job_key = ssn.job_key() if keyed else None
     # With nothing traced and enqueue deciding the Pending jobs, only jobs holding a Pending task matter: all
     # among those that may starve (Session.may_starve_now), where known.
-    some = ssn.may_starve_now() if has_enqueue and not tracing else None
+    some = ssn.may_starve_now() if has_enqueue and ssn.shortcuts else None
     for job in ssn.jobs.values() if some is None else some:
         if job.is_pending():
             if has_enqueue:
                 continue
             ssn.set_inqueue(job)
-        if not tracing and not job.index.get(TaskStatus.PENDING):
+        if ssn.shortcuts and not job.index.get(TaskStatus.PENDING):
             continue  # no task to place; JobValid would only leave its trace (none is kept)
         valid, reason = ssn.job_valid(job)
         if not valid:
@@ -183,8 +182,8 @@ def _allocate_for_tasks(ssn: Session, job: Job, tasks: PriorityQueue[Task],
             trace.event_with("nodeChosen", task.key, best.name,
                              {"feasible": int(np.count_nonzero(placement.cand)), "pipelined": pipelined})
         elif best is None:
-            candidates = _nominated_candidates(ssn, task)
-            errors: dict[str, FitError] = {}
+            candidates: Sequence[Node] = _nominated_candidates(ssn, task)
+            errors: Mapping[str, FitError] = {}
             if not candidates:
                 candidates, errors = predicate_nodes(ssn, task, ssn.node_list)
             if not candidates:
@@ -251,7 +250,7 @@ def _candidate_placement(fit: NodeFit, task: Task) -> Placement | None:
     return placement if cand[int(cand.argmax())] else None
 
 
-def _nominated_candidates(ssn: Session, task: Task) -> list[Node]:
+def _nominated_candidates(ssn: Session, task: Task) -> Sequence[Node]:
     name = task.nominated_node
     node = ssn.nodes.get(name) if name else None
     if node is None or not task.init_resreq.less_equal(node.future_idle(), ZERO):
@@ -269,7 +268,7 @@ def alloc_predicate(ssn: Session, task: Task, node: Node) -> FitError | None:
     return ssn.predicate_for_allocate(task, node)
 
 
-def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[list[Node], Mapping[str, FitError]]:
+def predicate_nodes(ssn: Session, task: Task, nodes: list[Node]) -> tuple[Sequence[Node], Mapping[str, FitError]]:
     """predicateNodes: the nodes passing alloc_predicate, and the others' errors (NodeList order)."""
     if nodes is ssn.node_list:
         fast = _predicate_all_nodes(ssn, task)
@@ -317,7 +316,7 @@ def fit_summary(errors: Mapping[str, FitError], total: int) -> str:
     return f"0/{total} nodes are available: {parts}" if parts else f"0/{total} nodes are available"
 
 
-def choose_node(ssn: Session, task: Task, candidates: list[Node]) -> tuple[Node | None, bool]:
+def choose_node(ssn: Session, task: Task, candidates: Sequence[Node]) -> tuple[Node | None, bool]:
     """Gradient G1 (fits Idle) then G2 (fits FutureIdle); a single node wins unscored (§8.2)."""
     fit = ssn.node_fit() if isinstance(candidates, CandidateList) else None
     if fit is not None:

@@ -8,9 +8,14 @@ queues skipped and forgotten), then that (namespace, queue)'s best job.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
-from capacity.model import Job, Task
+from capacity.framework.statement import Statement
+from capacity.model import Job, QueueSpec, Task
+
+AllocateForTasks = Callable[[Session, Job, PriorityQueue[Task], QueueSpec], Statement | None]
 
 
 def namespace_share(ssn: Session, namespace: str) -> float:
@@ -33,9 +38,9 @@ def namespace_share(ssn: Session, namespace: str) -> float:
 
 
 def allocate_by_namespace(ssn: Session, jobs_by_queue: dict[str, PriorityQueue[Job]],
-                          worksheets: dict[str, PriorityQueue[Task]]) -> None:
-    from capacity.actions.allocate import allocate_for_tasks
-
+                          worksheets: dict[str, PriorityQueue[Task]], allocate_for_tasks: AllocateForTasks) -> None:
+    """allocate's queue loop with a namespace turn first; `allocate_for_tasks` is allocate's own (passed in,
+    so that this module does not import allocate, which imports it)."""
     weights = ssn.cluster.namespace_weights
     per_ns: dict[str, dict[str, PriorityQueue[Job]]] = {}
     for queue_name, jobs in jobs_by_queue.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from capacity.actions.allocate import choose_node
@@ -52,12 +54,11 @@ def execute(ssn: Session) -> None:
             ssn.trace.event("noFit", task.key, f"0/{len(ssn.node_list)} nodes are available")
             continue
         if len(candidates) == 1:
-            node = candidates[0]
+            chosen: Node | None = candidates[0]
         else:
-            node, _ = choose_node(ssn, task, candidates)
-            if node is None:
-                continue
-        ssn.allocate_now(task, node)
+            chosen, _ = choose_node(ssn, task, candidates)
+        if chosen is not None:
+            ssn.allocate_now(task, chosen)
 
 
 def _best_effort_work(ssn: Session) -> bool:
@@ -72,7 +73,7 @@ def _best_effort_work(ssn: Session) -> bool:
     return False
 
 
-def _feasible_nodes(ssn: Session, task: Task) -> list[Node]:
+def _feasible_nodes(ssn: Session, task: Task) -> Sequence[Node]:
     """The nodes passing PredicateForAllocateAction (no resource check here), in NodeList order."""
     pv = ssn.predicate_vector(task)
     if pv is None:

@@ -11,7 +11,7 @@ ascending UID, node tasks in victim order, predicate results in NodeList order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from capacity.actions.reclaim import validate_victims
 from capacity.actions.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
 from capacity.conf import get_bool, get_int
 from capacity.framework.heap import PriorityQueue
-from capacity.framework.session import UNRESOLVABLE, FitError, Session
+from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
 from capacity.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
 from capacity.nodefit import CandidateList, NodeErrors, NodeFit, unresolvable_mask
@@ -63,7 +63,8 @@ class PreemptRun:
 
     ssn: Session
     opts: PreemptOptions
-    error_cache: dict[str, dict[str, FitError]] = field(default_factory=dict)
+    # per task group: node -> FitError (a NodeErrors where NodeFit fills it a mask at a time)
+    error_cache: dict[str, Any] = field(default_factory=dict)
     queues: PriorityQueue[QueueSpec] | None = None
     preemptors: dict[str, PriorityQueue[Job]] = field(default_factory=dict)
     task_queues: dict[str, PriorityQueue[Task]] = field(default_factory=dict)
@@ -83,7 +84,7 @@ def parse_options(ssn: Session) -> PreemptOptions:
 
 
 def execute(ssn: Session) -> None:
-    if not ssn.trace.enabled and not ssn.has_waiting_task():
+    if ssn.shortcuts and not ssn.has_waiting_task():
         return  # both phases pop preemptors from Pending tasks only: with none, nothing is tried
     run = PreemptRun(ssn, parse_options(ssn))
     build(run)
@@ -101,7 +102,7 @@ def build(run: PreemptRun) -> None:
     ssn = run.ssn
     order: list[QueueSpec] = []
     # With nothing traced, a job that cannot be starving is turned away unasked (_preemptor_queue).
-    candidates = None if ssn.trace.enabled else ssn.starving_candidates()
+    candidates = ssn.starving_candidates() if ssn.shortcuts else None
     for job in ssn.jobs.values() if candidates is None else candidates:
         queue = _preemptor_queue(ssn, job)
         if queue is None:
@@ -119,7 +120,7 @@ def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
     """The job's queue if the job may preempt: not Pending, valid, queue known, starving."""
     if job.is_pending():
         return None
-    if not ssn.trace.enabled and not ssn.job_starving(job):
+    if ssn.shortcuts and not ssn.job_starving(job):
         # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, the
         # test that turns away nearly every job may go first (the same jobs come through).
         return None
@@ -249,7 +250,7 @@ class NodeBound:
 
     __slots__ = ("ssn", "task", "keep", "possible", "exact", "has", "room")
 
-    def __init__(self, ssn: Session, task: Task, nodes: list[Node], keep: Callable[[Task], bool]) -> None:
+    def __init__(self, ssn: Session, task: Task, nodes: Sequence[Node], keep: Callable[[Task], bool]) -> None:
         self.ssn = ssn
         self.task = task
         self.keep = keep
@@ -314,7 +315,7 @@ def ineligible_reason(ssn: Session, task: Task) -> str:
     return ""
 
 
-def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
+def predicate_nodes(run: PreemptRun, task: Task) -> Sequence[Node]:
     """FilterOutUnschedulableAndUnresolvableNodesForTask, then PredicateNodes with PredicateForPreemptAction.
 
     One error cache serves the whole action, keyed "<job>/<role>"; it is read only for tasks with a role.
@@ -325,9 +326,9 @@ def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
     fit_errors = job.nodes_fit_errors.get(task.uid) or {}
     fit = ssn.node_fit()
     if fit is not None:
-        found = _predicate_nodes_vector(run, fit, task, fit_errors)
-        if found is not None:
-            return found
+        vector = _predicate_nodes_vector(run, fit, task, fit_errors)
+        if vector is not None:
+            return vector
     nodes = [n for n in ssn.node_list
              if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
     group = f"{task.job}/{task.role}"
@@ -348,7 +349,7 @@ def predicate_nodes(run: PreemptRun, task: Task) -> list[Node]:
     return found
 
 
-def _predicate_nodes_vector(run: PreemptRun, fit: NodeFit, task: Task, fit_errors: Any) -> list[Node] | None:
+def _predicate_nodes_vector(run: PreemptRun, fit: NodeFit, task: Task, fit_errors: Any) -> Sequence[Node] | None:
     """predicate_nodes with NodeFit: the same nodes, the same cache entries (filled lazily)."""
     ssn = run.ssn
     considered = ~unresolvable_mask(fit, fit_errors)
@@ -390,7 +391,7 @@ def node_preemptees(ssn: Session, node: Node, preemptor: Task, keep: VictimFilte
 
 # ---- normal preemption -------------------------------------------------------------------------------
 
-def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
+def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: Sequence[Node],
                    candidates_on: Callable[[Node], list[Task]], bound: NodeBound | None = None) -> bool:
     """normalPreempt: nodes by score, evict victims in victim order until the task fits, else roll back.
 
@@ -410,7 +411,7 @@ def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, 
             return False
     ordered = nodes_by_score(ssn, task, nodes)
     shortcut: list[bool] | None = None
-    if room is not None and bound is not None and bound.has is not None and not ssn.trace.enabled:
+    if room is not None and bound is not None and bound.has is not None and ssn.shortcuts:
         shortcut = (room & ~bound.has).tolist()
     allocatable: bool | None = None
     for node in ordered:
@@ -447,7 +448,7 @@ def _file(ssn: Session, skipped: Skipped, task: Task) -> None:
     skipped.file(ssn, "preemptNoVictims", task, NO_VICTIMS)
 
 
-def nodes_by_score(ssn: Session, task: Task, nodes: list[Node]) -> list[Node]:
+def nodes_by_score(ssn: Session, task: Task, nodes: Sequence[Node]) -> Sequence[Node]:
     """PrioritizeNodes + SortNodes: score descending; equal scores keep predicate (NodeList) order."""
     idx = getattr(nodes, "idx", None)
     if idx is not None and ssn.node_fit() is not None:

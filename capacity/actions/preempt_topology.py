@@ -19,7 +19,7 @@ first in predicate order (Volcano: Go map order). Both are recorded in the trace
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -67,7 +67,7 @@ def pod_priority(task: Task) -> int:
     return task.spec.raw_priority if task.spec.has_priority else 0
 
 
-def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: list[Node],
+def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, nodes: Sequence[Node],
                            candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
                            bound: Any = None) -> bool:
     """topologyAwarePreempt: dry-run the nodes, choose one candidate, evict its victims, pipeline there."""
@@ -93,7 +93,7 @@ def topology_aware_preempt(ssn: Session, stmt: Statement, task: Task, queue: Que
     return True
 
 
-def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node],
+def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: Sequence[Node],
                     candidates_on: Callable[[Node], list[Task]], limits: CandidateLimits,
                     bound: Any = None) -> list[Candidate]:
     """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim.
@@ -111,7 +111,7 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: list[Node
                          "Capacity Lab starts at offset 0 and visits nodes in predicate order")
     found: list[Candidate] = []
     skipped = Skipped(ssn)
-    empty = bound.has if bound is not None and not ssn.trace.enabled else None
+    empty = bound.has if bound is not None and ssn.shortcuts else None
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
         if bound is not None and not bound.passes(node):

@@ -29,7 +29,7 @@ def execute(ssn: Session) -> None:
     queued: set[str] = set()
     preemptors: dict[str, PriorityQueue[Job]] = {}
     task_queues: dict[str, PriorityQueue[Task]] = {}
-    tracing = ssn.trace.enabled
+    tracing = not ssn.shortcuts  # (every answer asked, as when traced: capacity.accel)
     if not tracing and not ssn.has_waiting_task():
         return  # every starving job's task queue would be empty: no reclaim_for_task, nothing to commit
     # (With nothing traced, a job that cannot be starving is not asked: Session.starving_candidates.)

@@ -22,15 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from capacity.framework.session import PluginBound, Session, VictimBound
+from capacity.accel.session_fast import PluginBound, VictimBound
+from capacity.framework.session import Session
 from capacity.model import PREEMPTABLE_STATUSES, Node, Task, TaskStatus
 from capacity.nodefit import NodeFit
 from capacity.resources import ZERO
 
 
 def bound_for(ssn: Session, point: str, task: Task) -> VictimBound | None:
-    """The plugins' bound on `point`'s victims with tracing off; None (every candidate) with tracing on."""
-    return None if ssn.trace.enabled else ssn.victim_possible(point, task)
+    """The plugins' bound on `point`'s victims when the session may take shortcuts and has victim bounds
+    (capacity.accel); None (every candidate) otherwise, e.g. with tracing on."""
+    return ssn.victim_possible(point, task) if ssn.shortcuts and ssn.accel.victim_bounds else None
 
 
 def room_bound_fails(task: Task, node: Node, candidates: list[Task], possible: VictimBound | None) -> bool:
@@ -126,7 +128,7 @@ class VictimTable:
         self.job = np.array([job_ids[j] for j in job_of], dtype=np.intp)
         self.preemptable = np.array(preemptable, dtype=bool)
         self.best_effort = np.array(best_effort, dtype=bool)
-        req = [cpu, memory]
+        req: list[Any] = [cpu, memory]
         for k in fit.scalar_dims:
             req.append([sc.get(k, 0.0) if sc else 0.0 for sc in scalars])
         self.req = np.array(req, dtype=float).reshape(len(fit.dims), len(self.tasks))  # NodeFit._row per task
@@ -486,7 +488,7 @@ def _kept(ssn: Session, fit: NodeFit) -> VictimTable | None:
     if kept is not None:  # (the rows of kept jobs are their tasks': only other jobs' rows are stale)
         ids = table.job_ids
         renewed = np.array([ids[uid] for uid in ids.keys() - kept], dtype=np.intp)  # (built anew, or gone)
-        stale = np.isin(table.job, renewed).nonzero()[0]
+        stale: Any = np.isin(table.job, renewed).nonzero()[0]
         table.forget_jobs(renewed)  # (a kept job's tasks did not move in the last session)
     else:
         get = ssn.all_tasks.get

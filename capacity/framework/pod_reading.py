@@ -66,7 +66,8 @@ class PodReading:
         # was written in between (every write draws one), and no object's `rev` needs looking at.
         self.quiet = stamp == last + 1
         if not self._keys:
-            return self._afresh(keys, objs)
+            self._afresh(keys, objs)
+            return None
         if keys == self._keys:
             if self.quiet:
                 changed = []
@@ -82,7 +83,8 @@ class PodReading:
             pos = {k: i for i, k in enumerate(keys)}
             old_pos = self._pos
             if [k for k in keys if k in old_pos] != [k for k in self._keys if k in pos]:
-                return self._afresh(keys, objs)  # (survivors in another order: every list may change)
+                self._afresh(keys, objs)  # (survivors in another order: every list may change)
+                return None
             old = self._objs
             removed = [k for k in self._keys if k not in pos]
             changed = [i for i, (k, p) in enumerate(zip(keys, objs, strict=True))

@@ -7,18 +7,24 @@ the decision trace files each plugin's vote with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from capacity import nodefit
+from capacity.accel import Acceleration, engine
+from capacity.accel.session_fast import PossibleFn, SessionFast, _job_key, _keyed_job_less
+from capacity.accel.snapshot_reuse import SessionSnapshotReuse
 from capacity.cluster import Cluster
 from capacity.conf import PluginOption, SchedulerConf
 from capacity.framework.heap import PriorityQueue
-from capacity.framework.pod_reading import PodReading
-from capacity.framework.snapshot_cache import KeptJobs, SnapshotCache
-from capacity.model import (
-    ALLOCATED_STATUSES,
+from capacity.framework.snapshot import SessionSnapshot
+from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
+    ERROR,
+    SUCCESS,
+    UNRESOLVABLE,
+    UNSCHEDULABLE,
+    FitError,
     Job,
     Node,
     PodGroupPhase,
@@ -26,34 +32,15 @@ from capacity.model import (
     Task,
     TaskStatus,
 )
-from capacity.resources import Resource
 from capacity.trace import Trace
 
-_STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
-"""The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
+# (the re-exports among them: the plugins and actions take them from here)
+__all__ = ["ERROR", "SUCCESS", "UNRESOLVABLE", "UNSCHEDULABLE", "FitError", "Session"]
 
 PERMIT = 1
 ABSTAIN = 0
 REJECT = -1
 _VOTE_NAMES = {PERMIT: "Permit", REJECT: "Reject"}  # what the trace calls a vote
-
-# Kubernetes framework status codes used by predicates.
-SUCCESS = "Success"
-UNSCHEDULABLE = "Unschedulable"
-UNRESOLVABLE = "UnschedulableAndUnresolvable"
-ERROR = "Error"
-
-
-@dataclass(slots=True)
-class FitError:
-    """A predicate failure on one node: the status code and the reasons."""
-
-    node: str
-    code: str
-    reasons: list[str]
-
-    def __str__(self) -> str:
-        return f"{self.node}: {', '.join(self.reasons)}"
 
 
 @dataclass(slots=True)
@@ -85,52 +72,6 @@ class CycleResult:
     notes: list[str] = field(default_factory=list)  # the session's notes (plugins' warnings about this cycle)
 
 
-class PluginBound:
-    """One plugin's bound (Session.add_possible_fn) for one preemptor: its test and the key under which
-    its answers may be reused (None: not reusable)."""
-
-    __slots__ = ("key", "test", "vector")
-
-    def __init__(self, key: Any, test: Callable[[Task], bool],
-                 vector: Callable[[Any, Any], Any] | None = None) -> None:
-        self.key = key
-        self.test = test
-        self.vector = vector  # (table, rows) -> `test` of each of a VictimTable's rows at once, or None
-
-
-class VictimBound:
-    """Session.victim_possible's answer: what `_victims` can answer for one preemptor, tier by tier.
-
-    `tiers` holds, per tier with plugins, the bounds of its plugins that have one and the bound of its
-    last plugin (None if that one has none). A tier answers nothing on a node where one of those plugins
-    allows none of the candidates (that plugin answers empty, which ends the tier); elsewhere it answers
-    at most what its last plugin allows (its answer is intersected with, or after an empty intersection
-    replaces, what came before), or anything if that plugin has no bound.
-    """
-
-    __slots__ = ("tiers",)
-
-    def __init__(self, tiers: list[tuple[list[PluginBound], PluginBound | None]]) -> None:
-        self.tiers = tiers
-
-    def allowed(self, candidates: list[Task]) -> list[Task]:
-        """The candidates (of one node, all of them) that `_victims` could name, in their order."""
-        keep: set[int] = set()
-        for bounds, last in self.tiers:
-            if any(not any(b.test(t) for t in candidates) for b in bounds):
-                continue
-            if last is None:
-                return list(candidates)
-            keep.update(k for k, t in enumerate(candidates) if last.test(t))
-        return [t for k, t in enumerate(candidates) if k in keep]
-
-
-def _task(pod: Any, job_key: str) -> Task:
-    """The session's task of a pod."""
-    return Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority, pod.preemptable,
-                pod.node_name, pod.task_status(), pod.spec, pod.sch_gated, pod.nominated_node)
-
-
 def compare_task(l: Task, r: Task) -> bool:
     """CompareTask (controllers/job/helpers): name index, then creation, then UID."""
     lp = l.name.split("-")
@@ -147,15 +88,23 @@ def compare_task(l: Task, r: Task) -> bool:
     return l.uid < r.uid
 
 
-class Session:
+class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
     """Snapshot of the cluster plus the registry of plugin functions for one cycle."""
 
+
     def __init__(self, cluster: Cluster, conf: SchedulerConf | None = None, trace: Trace | None = None,
-                 options: SessionOptions | None = None, cache: SnapshotCache | None = None) -> None:
+                 options: SessionOptions | None = None, cache: SnapshotCache | None = None,
+                 accel: Acceleration | None = None) -> None:
         self.cluster = cluster
-        self.cache = cache
+        # The fast paths this session may take (capacity.accel; CAPACITY_LAB_ENGINE chooses by default).
+        self.accel = accel = accel or engine()
+        self.cache = cache if accel.snapshot_cache else None
+        cache = self.cache
         self.conf = conf or cluster.conf
         self.trace = trace or Trace(enabled=False)
+        # Whether actions may skip answers whose only effect is their trace record (nothing is traced, and
+        # the engine allows it): the reference engine runs the same code traced or not.
+        self.shortcuts = accel.untraced_shortcuts and not self.trace.enabled
         self.options = options or SessionOptions()
         self.tiers: list[list[PluginOption]] = self.conf.tiers
         self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
@@ -170,7 +119,7 @@ class Session:
         self._tier_cache: dict[str, list[list[tuple[str, Callable[..., Any]]]]] = {}
         self._starving_tier: list[tuple[str, Callable[..., Any]]] | None = None  # (job_starving)
         self.version = 0  # bumped by every allocate / deallocate event (what victim bounds are cached on)
-        self.possible_fns: dict[tuple[str, str], Callable[[Task], tuple[Any, Callable[[Task], bool]]]] = {}
+        self.possible_fns: dict[tuple[str, str], PossibleFn] = {}
         self._bound_exact: bool | None = None
         self._flat_cache: dict[str, tuple[tuple[str, Callable[..., Any]], ...]] = {}
         self._less_cache: dict[str, Callable[[Any, Any], bool]] = {}
@@ -178,248 +127,9 @@ class Session:
         # The jobs on which the session writes outputs of its own (fit errors, order keys), for a SnapshotCache
         # to clear before it hands them on.
         self.output_log: list[Job] = cache.output_log if cache is not None else []
+        self._open_fast()
         self._snapshot()
 
-    # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
-    def _snapshot(self) -> None:
-        c = self.cluster
-        self.vectorised = nodefit.ENABLED
-        self.vector_fns: dict[tuple[str, str], Callable[..., Any]] = {}
-        self.vector_keys: dict[tuple[str, str], Callable[[Task], Any]] = {}
-        self.node_fn_makers: dict[tuple[str, str], Callable[[Task], Any]] = {}
-        self._node_fit: nodefit.NodeFit | None = None
-        self.queues: dict[str, QueueSpec] = dict(c.queues)
-        cache = self.cache
-        in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
-        offered = KeptJobs({}, {}, set())  # (with a cache: the jobs it kept)
-        since = 0  # (with a cache: when the pods were last read)
-        moved: set[str] | None = None
-        seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
-        if cache is not None:
-            # Per node and per job, every field of their pods that the snapshot reads (what a node or a job
-            # a SnapshotCache kept was built from), in pod order: the fields read last time, those of the
-            # pods written since read again (PodReading).
-            reading = cache.pod_reading
-            since = reading.stamp
-            cache.job_log.clear()
-            offered = cache.take_jobs()
-            moved = reading.read(c.pods)  # the jobs whose pods' fields changed (None: any)
-            in_job = reading.in_job
-            # node_objs: the cluster's node behind each
-            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = \
-                cache.nodes(c.nodes, reading.occupied)
-        else:
-            reused = set()
-            self.nodes = {}
-            self.node_list = []
-            self.node_objs = []
-            for n in c.nodes:
-                if not n.ready:
-                    continue
-                node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
-                self.nodes[n.name] = node
-                self.node_list.append(node)
-                self.node_objs.append(n)
-            self.total_resource = Resource.empty()
-            for node in self.node_list:
-                self.total_resource.add(node.allocatable)
-        jobs: dict[str, Job] = {}
-        # Per job: what it was built from (for the cache), in the last session's dict (which may name more).
-        built = offered.built
-        same: set[str] = set()  # the jobs taken as kept, their tasks with them
-        # The jobs built anew from the very inputs the last session's job of their uid was built from (that
-        # job changed in the session, so it was not kept): each as that job was at its open.
-        alike = self.rebuilt_alike = set()
-        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
-        # the VictimTable the last session used (capacity.actions.victim_bound).
-        self.fresh_jobs: list[Job] = []
-        self.last_victim_table: Any = cache.take_victim_table() if cache is not None else None
-        if cache is not None:
-            # A PodGroup not written since the last snapshot, the same object, whose pods did not change, under
-            # the same queues and priority classes, has the inputs its kept job was built from (if one was).
-            seen = reading.podgroups
-            world = (tuple(self.queues), tuple(c.priority_classes.items()), c.global_default_priority)
-            if moved is None or world != reading.world:
-                seen = {}
-            reading.world = world
-        offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
-        pgs = c.podgroups
-        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen else None  # type: ignore[arg-type]
-        if todo is not None:
-            # The same loop over the PodGroups in `todo` only, every other one's kept job taken in bulk: the
-            # kept jobs, in the last session's order (`jobs` is looked up, never iterated in order, but for
-            # `self.jobs` below), those of `todo` replaced in place, added or dropped.
-            jobs = dict(offered.jobs)
-            same.update(jobs)
-            same.difference_update(todo)
-        for uid, pg in (pgs.items() if todo is None else zip(todo, map(pgs.__getitem__, todo), strict=True)):
-            if todo is None and pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
-                got = offered_get(uid)
-                if got is not None and uid not in gone:
-                    jobs[uid] = got
-                    same.add(uid)
-                    continue
-            if pg.queue not in self.queues:
-                if todo is not None:
-                    jobs.pop(uid, None)
-                continue
-            pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
-            priority = c.job_priority(pg)
-            if cache is not None:
-                sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
-                       pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
-                       in_job.get(uid, ()))
-                got = offered.get(uid)
-                if got is not None and built[uid] == sig:
-                    jobs[uid] = got
-                    same.add(uid)
-                    continue
-                if uid in offered.jobs and built.get(uid) == sig:
-                    alike.add(uid)
-                built[uid] = sig
-            job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
-                                  priority, pre_raw == "true", pre_raw is not None, pg.creation,
-                                  pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
-            if cache is not None:
-                self.fresh_jobs.append(job)
-                job.change_log = cache.job_log
-        # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
-        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
-        self.last_jobs: dict[str, Job] | None = None
-        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
-                                                                        for job in self.fresh_jobs):
-            self.last_jobs = offered.jobs
-        # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
-        # PodGroup, or of one the session leaves out): not in `all_tasks`.
-        self.all_tasks: dict[str, Task] = {}
-        self.loose: list[Task] = []
-        # The jobs taken as the last session left them, if every pod has a uid of its own: their tasks are
-        # then the session's tasks of their pods (None: not known so).
-        self.kept_jobs: set[str] | None = None
-        if cache is not None and not reading.shared_uids:
-            self._link_changed(jobs, reused, reading)
-            self.kept_jobs = same
-        else:
-            self._link(jobs, same, reused)
-        # The jobs that might starve at open (Job.may_starve), with a cache: a kept job's tasks and their
-        # statuses are those the last session opened with, so its answer is the one then.
-        self.may_starve_open: set[str] | None = None
-        if cache is not None:
-            self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
-                job.uid for job in self.fresh_jobs if job.may_starve())
-        # (In uid order: the last session's when the uids are the same.)
-        # (the bulk take-over's `jobs`, if it has the last session's uids, has them in its order)
-        self.jobs: dict[str, Job] = jobs if todo is not None and self.last_jobs is not None else {
-            uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
-        # The jobs' phases at open, and with a cache, the close of the session `last_jobs` was (`close` may take
-        # its answers): its plugins and phases.
-        self._last_close: tuple[tuple[str, ...], dict[str, str]] | None = None
-        last = None
-        if cache is not None:
-            last, cache.close_phases = cache.close_phases, None
-        if last is not None and last[1] is self.last_jobs is not None:
-            self._last_close = (last[0], last[2])
-            self._initial_phase = dict(last[2])  # (a kept job's phase is the one the last close gave it)
-            for job in self.fresh_jobs:
-                self._initial_phase[job.uid] = job.phase
-        else:
-            self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
-        # The jobs whose phase an action wrote (set_inqueue).
-        self.phase_log: list[Job] = []
-        if cache is not None:
-            if self.kept_jobs is not None:  # (all_tasks from _link_changed: every job's tasks)
-                cache.all_tasks = (self.jobs, self.all_tasks)
-            reading.podgroups = dict(c.podgroups)
-            if len(built) > 2 * len(jobs) + 64:  # (entries of jobs long gone)
-                built = {uid: built[uid] for uid in jobs}
-            cache.hand_jobs(self.jobs, built)
-
-    def _link(self, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
-        """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node
-        was taken as it is (`reused`), in its node's Kubernetes mirror, in `all_tasks` or `loose`."""
-        c = self.cluster
-        all_tasks = self.all_tasks
-        nodes_get = self.nodes.get
-        jobs_get = jobs.get
-        done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
-        for pod in c.pods.values():
-            job_key = f"{pod.namespace}/{pod.group}" if pod.group else ""
-            job = jobs_get(job_key) if job_key else None
-            if job is not None and job_key in same:
-                task = job.tasks[pod.uid]  # (a kept job: its task of this very pod)
-            else:
-                task = _task(pod, job_key)
-                if job is not None:
-                    job.add_task(task)
-            node = nodes_get(pod.node_name) if pod.node_name else None
-            if node is not None and task.status not in done:
-                if pod.node_name not in reused:
-                    node.add_task_unfitted(task)
-                node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
-                if job is None:
-                    self.loose.append(task)
-            if job is not None:
-                all_tasks[task.uid] = task
-
-    def _all_tasks(self, jobs: dict[str, Job]) -> None:
-        """`all_tasks`: every job's tasks. With the last session's jobs and their tasks at hand (the same
-        uids, SnapshotCache.all_tasks, made of the very jobs dict `last_jobs` is) those of the jobs built anew
-        replace their predecessors' only."""
-        cache = self.cache
-        last = cache.all_tasks if cache is not None else None
-        if last is not None and last[0] is self.last_jobs is not None:
-            all_tasks = self.all_tasks = dict(last[1])
-            for job in self.fresh_jobs:
-                for uid in self.last_jobs[job.uid].tasks:  # type: ignore[index]
-                    del all_tasks[uid]
-            for job in self.fresh_jobs:
-                all_tasks.update(job.tasks)
-        else:
-            all_tasks = self.all_tasks
-            for job in jobs.values():
-                all_tasks.update(job.tasks)
-
-    def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None:
-        """`_link` from what the SnapshotCache's PodReading knows, visiting only what it must: the pods of
-        jobs built anew and of none, and the nodes not taken as they are. A kept job holds the tasks of the
-        very pods it was built from; a node taken as it is holds the same pods, its tasks and its mirror as
-        the last session left them (no op changed it), which is this session's task wherever the pod's job
-        was kept. Pods' uids are unique (else `_link`): `all_tasks` is then every job's tasks."""
-        pods = self.cluster.pods
-        done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
-        made: dict[str, Task] = {}  # per pod key, the task made for it
-        for job in self.fresh_jobs:
-            for key in reading.pods_of(job.uid):
-                task = made[key] = _task(pods[key], job.uid)
-                job.add_task(task)
-        jobless = reading.jobless(jobs)
-        for key in jobless:
-            pod = pods[key]
-            made[key] = _task(pod, f"{pod.namespace}/{pod.group}" if pod.group else "")
-        self._all_tasks(jobs)
-        nodes_get = self.nodes.get
-        for name in reading.occupied:
-            if name in reused:
-                continue
-            node = nodes_get(name)
-            if node is None:
-                continue
-            for key in reading.pods_on(name):
-                task = made.get(key)
-                if task is None:
-                    task = reading.task_of(key, jobs)
-                if task.status not in done:
-                    node.add_task_unfitted(task)
-                    node.mirror[task.key] = task
-        for key, task in made.items():
-            name = reading.node_of(key)
-            if name in reused and task.status not in done:
-                self.nodes[name].mirror[task.key] = task  # (this session's task in its pod's place)
-        for key in jobless:
-            task = made[key]
-            name = reading.node_of(key)
-            if name and name in self.nodes and task.status not in done:
-                self.loose.append(task)
 
     # ---- registration --------------------------------------------------------------------
     def add_fn(self, point: str, plugin: str, fn: Callable[..., Any]) -> None:
@@ -432,13 +142,18 @@ class Session:
 
     def add_order_key(self, point: str, plugin: str, key: Callable[[Any], Any]) -> None:
         """`plugin`'s order function at `point` as a key: fn(l, r) < 0 iff key(l) < key(r), and 0 iff equal.
-        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less)."""
+        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less).
+        Acceleration (Acceleration.order_keys): the reference engine compares through the order functions."""
+        if not self.accel.order_keys:
+            return
         self.order_keys.setdefault(point, {})[plugin] = key
         self._less_cache.pop(point, None)
 
     def add_order_less(self, point: str, plugin: str, make: Callable[[Any], Callable[[Any, Any], bool]]) -> None:
         """`plugin`'s order at `point` and the tie-break after it as one `less`: make(tie) answers as
         `_first_decisive` over that plugin alone would. Used when it is the point's only enabled plugin."""
+        if not self.accel.order_keys:
+            return
         self.order_lesses.setdefault(point, {})[plugin] = make
         self._less_cache.pop(point, None)
 
@@ -447,6 +162,8 @@ class Session:
         PriorityQueue over the plugin's order then `tie` would, or None (then that PriorityQueue is used);
         `pops`: about how many pops are to come (what a heap that costs more to set up weighs).
         Used when it is the point's only enabled plugin."""
+        if not self.accel.order_keys:
+            return
         self.order_heaps.setdefault(point, {})[plugin] = make
 
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -474,9 +191,6 @@ class Session:
             cached = self._flat_cache[point] = tuple(pair for tier in self.tiered(point) for pair in tier)
         return cached
 
-    def plugin_option(self, name: str) -> PluginOption | None:
-        return self.conf.plugin(name)
-
     def hierarchy_enabled(self, plugin: str) -> bool:
         opt = self.conf.plugin(plugin)
         return bool(opt and opt.hierarchy)
@@ -495,13 +209,6 @@ class Session:
 
     def queue_order_fn(self, l: QueueSpec, r: QueueSpec) -> bool:
         return self.queue_less()(l, r)
-
-    def task_compare(self, l: Task, r: Task) -> int:
-        for _name, fn in self.flat("taskOrder"):
-            j = fn(l, r)
-            if j != 0:
-                return j
-        return 0
 
     def task_order_fn(self, l: Task, r: Task) -> bool:
         return self.task_less()(l, r)
@@ -595,7 +302,6 @@ class Session:
 
     def victims_in_order(self, victims: list[Task], preemptor: Task) -> list[Task]:
         """Victims in the order BuildVictimsPriorityQueue pops them (least important first)."""
-        from capacity.framework.heap import PriorityQueue
         pq = PriorityQueue(self.victim_less(preemptor), victims)
         return [pq.pop() for _ in range(len(pq))]
 
@@ -658,35 +364,6 @@ class Session:
                 return False
         return True
 
-    def may_starve_now(self) -> list[Job] | None:
-        """The jobs that might starve now (Job.may_starve), in the session's job order, with a cache: those
-        that might at open and those a task moved in since (Job.change_log); None without a cache."""
-        if self.may_starve_open is None or self.cache is None:
-            return None
-        jobs = self.jobs
-        uids = self.may_starve_open.union(job.uid for job in self.cache.job_log)
-        return [jobs[uid] for uid in sorted(uids) if uid in jobs]
-
-    def starving_candidates(self) -> list[Job] | None:
-        """`may_starve_now` if the deciding jobStarving functions are only priority's and gang's, which
-        answer yes only for such a job; else None (ask every job)."""
-        tier = self._starving_fns()
-        if not tier or any(name not in _STARVING_NEEDS_MAY_STARVE for name, _fn in tier):
-            return None
-        return self.may_starve_now()
-
-    def has_waiting_task(self) -> bool:
-        """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
-        for (their task queues hold nothing else), so without one, and with nothing traced, they decide
-        nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
-        where known.)"""
-        pending = TaskStatus.PENDING
-        candidates = self.may_starve_now()
-        for job in self.jobs.values() if candidates is None else candidates:
-            bucket = job.index.get(pending)
-            if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
-                return True
-        return False
 
     def _starving_fns(self) -> list[tuple[str, Callable[..., Any]]]:
         """The jobStarving functions that decide: the first tier's that has any."""
@@ -773,51 +450,6 @@ class Session:
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> list[Task] | None:
         return self._victims("reclaimable", reclaimer, reclaimees)
 
-    def add_possible_fn(self, point: str, plugin: str,
-                        fn: Callable[[Task], tuple[Any, Callable[[Task], bool]]]) -> None:
-        """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
-
-        `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
-        answers `test` for the rows (positions) of a VictimTable all at once. `test(t)` False promises
-        that in the session's current state the plugin, asked about any candidate list, does not name `t`
-        among preemptor's victims (so it answers empty if it allows no candidate), and that it never
-        abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
-        besides the session state: callers may reuse them across preemptors with equal keys until the
-        next allocate / deallocate event (`version`).
-        """
-        self.possible_fns[(point, plugin)] = fn
-
-    def victim_possible(self, point: str, preemptor: Task) -> VictimBound:
-        """What `_victims(point, preemptor, candidates)` can answer now, from the plugins' bounds
-        (add_possible_fn): see VictimBound."""
-        tiers: list[tuple[list[PluginBound], PluginBound | None]] = []
-        for tier in self.tiered(point):
-            if not tier:
-                continue
-            bounds: list[PluginBound] = []
-            last: PluginBound | None = None
-            for name, _fn in tier:
-                make = self.possible_fns.get((point, name))
-                last = None
-                if make is not None:
-                    key, test, *vector = make(preemptor)
-                    last = PluginBound(None if key is None else (point, name, key), test, *vector)
-                    bounds.append(last)
-            tiers.append((bounds, last))
-        return VictimBound(tiers)
-
-    def victim_bound_exact(self) -> bool:
-        """Whether every request and allocatable is an integer small enough that node sums are exact
-        (NodeFit's `exact`, over the same values): only then does a sum over a superset of victims bound
-        every victim set's sum, and may reclaim / preempt pass over nodes on that bound."""
-        if self._bound_exact is None:
-            if self._node_fit is not None:
-                self._bound_exact = self._node_fit.exact
-            else:
-                facts = nodefit.session_request_facts(self)
-                facts.add(nodefit.request_facts([node.allocatable for node in self.node_list]))
-                self._bound_exact = all(exact for _, exact in facts)
-        return self._bound_exact
 
     def preemptable(self, preemptor: Task, preemptees: list[Task]) -> list[Task] | None:
         return self._victims("preemptable", preemptor, preemptees)
@@ -849,7 +481,7 @@ class Session:
             return None
         return err
 
-    def node_scores(self, task: Task, nodes: list[Node]) -> dict[str, float]:
+    def node_scores(self, task: Task, nodes: Sequence[Node]) -> dict[str, float]:
         """PrioritizeNodes: per-node NodeOrderFn sums plus BatchNodeOrderFn sums."""
         scores = {n.name: 0.0 for n in nodes}
         for tier in self.tiered("nodeOrder"):
@@ -862,119 +494,6 @@ class Session:
                     scores[node_name] += s
         return scores
 
-    # ---- the same questions for all nodes at once (capacity.nodefit) --------------------------------
-    def add_vector_fn(self, point: str, plugin: str, fn: Callable[..., Any],
-                      key: Callable[[Task], Any] | None = None,
-                      node_fn: Callable[[Task], Callable[[int], Any] | None] | None = None) -> None:
-        """A plugin's whole-NodeList form of its `point` function, answering exactly as the per-node one.
-
-        `key(task)`, if given, promises that the plugin's answer for a node depends only on that node's
-        own state and on what the key (a hashable, or None for "no such promise for this task") names,
-        besides the task's requests: answers are then reused across tasks until the node changes.
-        `node_fn(task)`, if given, returns the vector form's answer for one NodeList position as a plain
-        Python function of that position (or None when it has none for this task): the vector form's
-        `passed[i]` for "predicate", its score for "nodeOrder". It reads the NodeFit as it is when
-        called (current at the last refresh), like the vector form, and stays good for the session and
-        for every task with the same `placement_key` (allocate's Placements keep it).
-        """
-        self.vector_fns[(point, plugin)] = fn
-        self._placement_key_fns = None
-        if key is not None:
-            self.vector_keys[(point, plugin)] = key
-        if node_fn is not None:
-            self.node_fn_makers[(point, plugin)] = node_fn
-
-    def node_fns(self, point: str, task: Task) -> list[Callable[[int], Any]] | None:
-        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see add_vector_fn);
-        None if one has none. Predicates pass where all pass; nodeOrder scores add up in this order."""
-        if point == "nodeOrder" and self.flat("batchNodeOrder"):
-            return None
-        out = []
-        makers = self.node_fn_makers
-        for name, _fn in self.flat(point):
-            make = makers.get((point, name))
-            got = make(task) if make is not None else None
-            if got is None:
-                return None
-            out.append(got)
-        return out
-
-    def placement_key(self, task: Task) -> tuple[Any, ...] | None:
-        """What allocate's node choice for `task` depends on besides node state, or None if unknown."""
-        fns = self._placement_key_fns
-        if fns is None:
-            fns = self._placement_key_fns = self._key_fns()
-        if fns is False:
-            return None
-        init, req = task.init_resreq, task.resreq
-        k0 = _resource_key(init)
-        keys: list[Any] = [k0, k0 if req is init else _resource_key(req)]
-        for kf in fns:
-            k = kf(task)
-            if k is None:
-                return None
-            keys.append(k)
-        return tuple(keys)
-
-    def _key_fns(self) -> tuple[Callable[[Task], Any], ...] | bool:
-        """placement_key's plugin keys in tier order (predicates, then node orders), looked up once the
-        plugins are open; False when one has none or batchNodeOrder is in play (no key for any task)."""
-        if self.flat("batchNodeOrder"):
-            return False
-        fns = []
-        for point in ("predicate", "nodeOrder"):
-            for name, _fn in self.flat(point):
-                kf = self.vector_keys.get((point, name))
-                if kf is None:
-                    return False
-                fns.append(kf)
-        return tuple(fns)
-
-    def node_fit(self) -> nodefit.NodeFit | None:
-        """The session's NodeFit, current with every accounting change; None on the reference path."""
-        fit = self._node_fit
-        if fit is None:
-            if not self.vectorised:
-                return None
-            fit = self._node_fit = nodefit.NodeFit(self)
-        elif fit.dirty:
-            fit.refresh()
-        return fit
-
-    def predicate_vector(self, task: Task, among: Any = None, idx: Any = None) -> nodefit.PredicateVector | None:
-        """Session.Predicate for every node (or the NodeList positions idx); `among` (a bool mask over all
-        nodes) marks the nodes whose answer is used, so a plugin may skip its costly per-node checks
-        elsewhere. None if a plugin has no vector form."""
-        fit = self.node_fit()
-        if fit is None:
-            return None
-        parts = []
-        for name, _fn in self.flat("predicate"):
-            vf = self.vector_fns.get(("predicate", name))
-            if vf is None:
-                return None
-            parts.append(vf(task, among, idx))
-        return nodefit.PredicateVector.combine(parts, fit.n if idx is None else len(idx))
-
-    def node_scores_vector(self, task: Task, idx: Any) -> Any:
-        """node_scores for the nodes at NodeList positions `idx`, as a float64 array in that order."""
-        import numpy as np
-        acc = np.zeros(len(idx))
-        nodes = self.node_list
-        for name, fn in self.flat("nodeOrder"):
-            vf = self.vector_fns.get(("nodeOrder", name))
-            got = vf(task, idx) if vf is not None else None
-            if got is None:
-                got = np.array([fn(task, nodes[i]) for i in idx.tolist()], dtype=float)
-            acc += got
-        batch = [fn for _name, fn in self.flat("batchNodeOrder")]
-        if batch:
-            chosen = [nodes[i] for i in idx.tolist()]
-            pos = {n.name: k for k, n in enumerate(chosen)}
-            for fn in batch:
-                for node_name, s in fn(task, chosen).items():
-                    acc[pos[node_name]] += s
-        return acc
 
     # ---- events and operations -----------------------------------------------------------
     def fire_allocate(self, task: Task) -> None:
@@ -1061,23 +580,6 @@ class Session:
             self.cache.close_phases = (tuple(self.plugins), self.jobs, dict(res.podgroup_phases))
         return res
 
-    def _closing_jobs(self) -> list[Job]:
-        """The jobs whose close answers (gang's conditions, the phase, the pipelined tasks) the session must
-        work out, in job order: all of them, or, with the last session's close at hand (`_last_close`) under
-        the same plugins, only those built anew, those in which a task moved (the SnapshotCache's job_log)
-        and those whose phase an action wrote (`phase_log`). Every other job is one the last session handed
-        over as it closed it (SnapshotCache.keep: no task moved, its phase unchanged by the close) and
-        nothing changed since: the same tasks in the same statuses, the same phase, the same plugins closing,
-        so the same answers, already on the job (conditions) and in the last close's phases; and, no task
-        having moved, none pipelined."""
-        last = self._last_close
-        if last is None or last[0] != tuple(self.plugins):
-            return list(self.jobs.values())
-        todo = {job.uid for job in self.fresh_jobs}
-        todo.update(job.uid for job in self.cache.job_log)  # type: ignore[union-attr]
-        todo.update(job.uid for job in self.phase_log)
-        jobs = self.jobs
-        return [jobs[uid] for uid in sorted(todo)]
 
     def pending_at_open(self) -> bool:
         """Whether a job was Pending (or without a phase) at open: the only jobs that can be Pending later in
@@ -1106,7 +608,7 @@ class Session:
             self.cache.fit_tables = fit.tables()
         if fit is not None:  # only a NodeFit points nodes at itself
             for placement in fit.placements.values():
-                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None
+                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None  # type: ignore[assignment]
             for node in fit.nodes:
                 node.fit = None
             fit.__dict__.clear()
@@ -1150,49 +652,6 @@ def _queue_tie(l: QueueSpec, r: QueueSpec) -> bool:
     return l.name < r.name
 
 
-def _job_key(key_fns: tuple[Callable[[Job], Any], ...], log: list[Job]) -> Callable[[Job], tuple[Any, ...]]:
-    """Session.job_key over the plugins' order keys `key_fns`; the jobs keyed go to `log`
-    (Session.output_log)."""
-
-    def key(job: Job) -> tuple[Any, ...]:
-        k = job.order_key
-        if k is None:
-            k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
-            log.append(job)
-        return k
-
-    if len(key_fns) != 2:
-        return key
-    f0, f1 = key_fns
-
-    def key2(job: Job) -> tuple[Any, ...]:
-        """`key` for two plugin keys (the usual priority and gang), the tuple written out."""
-        k = job.order_key
-        if k is None:
-            k = job.order_key = (f0(job), f1(job), job.creation, job.uid)
-            log.append(job)
-        return k
-
-    return key2
-
-
-def _keyed_job_less(key: Callable[[Job], tuple[Any, ...]]) -> Callable[[Job, Job], bool]:
-    """`_first_decisive` for job orders that all have keys (the usual priority and gang): a heap comparison
-    is one comparison of the two jobs' kept keys (Session.job_key): the first differing field decides as
-    the first decisive plugin, then _job_tie, would."""
-
-    def less(l: Job, r: Job) -> bool:
-        kl = l.order_key
-        if kl is None:
-            kl = key(l)
-        kr = r.order_key
-        if kr is None:
-            kr = key(r)
-        return kl < kr  # type: ignore[no-any-return]
-
-    return less
-
-
 def _first_decisive(pairs: tuple[tuple[str, Callable[..., Any]], ...],
                     tie: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     """An order's `less`: the first plugin answer that is not 0 decides (negative = l first), else `tie`.
@@ -1230,11 +689,3 @@ def _first_decisive(pairs: tuple[tuple[str, Callable[..., Any]], ...],
         return tie(l, r)
 
     return less
-
-
-def _resource_key(r: Resource) -> tuple[Any, ...]:
-    return r.cpu, r.memory, None if r.scalars is None else tuple(r.scalars.items())
-
-
-def allocated_tasks(job: Job) -> list[Task]:
-    return [t for t in job.tasks.values() if t.status & ALLOCATED_STATUSES]

@@ -195,9 +195,9 @@ class SnapshotCache:
         handed_jobs = self._handed_jobs
         self._handed_jobs = None
         if handed_jobs is not None and self.phase_moved is not None:
-            jobs, built = handed_jobs
+            jobs, jobs_built = handed_jobs
             # (a phase moved by the session is written back to the PodGroup: the job is built again)
-            self._jobs = KeptJobs(jobs, built, self.phase_moved.union(job.uid for job in self.job_log))
+            self._jobs = KeptJobs(jobs, jobs_built, self.phase_moved.union(job.uid for job in self.job_log))
         self._kept = list(handed)
         self._handed = None
 

@@ -58,7 +58,7 @@ from capacity.conf import get_bool, yaml_number
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import deduct_sch_gated
+from capacity.plugins.capacity_attrs import deduct_sch_gated
 from capacity.resources import INFINITY, Resource, exceeded_part, res_max, share, to_dict
 
 ARG_UNLIMITED = "cardUnlimitedCpuMemory"

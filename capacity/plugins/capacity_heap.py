@@ -16,15 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cmp_to_key
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from capacity import kernels
 
 if TYPE_CHECKING:
+    from capacity.framework.session import Session
     from capacity.model import QueueSpec
-    from capacity.plugins.capacity import CapacityPlugin
+
+
+class CapacityPlugin(Protocol):
+    """What the heap reads of the capacity plugin (capacity.plugins.capacity.CapacityPlugin), named here so
+    that this module needs no import of it."""
+
+    ssn: Session
+    attrs: dict[str, Any]
+    hierarchy: bool
 
 MIN_QUEUES = 64
 """Fewer queues keep the Python heap: there a cycle's heap costs less than loading the compiled one."""
@@ -51,8 +60,10 @@ class CapacityQueueHeap:
         self._attrs = [attrs.get(q.name) for q in queues]
         depth = max((len(a.ancestors) for a in self._attrs if a is not None), default=0)
         self.hier = bool(plugin.hierarchy)
-        order = sorted(range(n), key=cmp_to_key(lambda i, j: -1 if tie(queues[i], queues[j])
-                                                else 1 if tie(queues[j], queues[i]) else 0))
+        def by_tie(i: int, j: int) -> int:
+            return -1 if tie(queues[i], queues[j]) else 1 if tie(queues[j], queues[i]) else 0
+
+        order = sorted(range(n), key=cmp_to_key(by_tie))
         rank = [0] * n
         for k, i in enumerate(order):
             rank[i] = k

@@ -69,10 +69,6 @@ class DrfPlugin(Plugin):
     def _update_share(self, attr: DrfAttr) -> None:
         attr.dominant, attr.share = calculate_share(attr.allocated, self.total)
 
-    def job_share(self, job_uid: str) -> float:
-        attr = self.attrs.get(job_uid)
-        return attr.share if attr is not None else 0.0
-
     # ---- order ---------------------------------------------------------------------------------
     def job_order(self, l: Job, r: Job) -> int:
         """drf.go:370-388: smaller dominant share first; equal shares -> 0."""

@@ -78,7 +78,7 @@ def sums(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str
 
 
 def totals(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str],
-           op: str = ">") -> dict[str, dict[str, float]]:
+           op: str = ">") -> dict[str, Any]:
     """The sum of `terms` per dimension ("total") and, where it is above `limit`, by how much ("over"): the
     figures behind a `sums` sentence, for the reason's values (traced only)."""
     total: dict[str, float] = {}

@@ -17,7 +17,7 @@ from capacity.conf import yaml_number
 from capacity.framework.session import PERMIT, REJECT, Session
 from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import inqueue_resource
+from capacity.plugins.capacity_attrs import inqueue_resource
 from capacity.resources import Resource
 from capacity.text import safe
 

@@ -54,10 +54,6 @@ def label_selector_matches(selector: dict[str, Any] | None, labels: dict[str, st
     return all(match_expression(labels, e) for e in selector.get("matchExpressions") or [])
 
 
-def node_affinity_matches(task: Task, node: Node) -> bool:
-    return spec_matches_node(task.spec, node)
-
-
 def spec_matches_node(spec: PodSpec, node: Node) -> bool:
     for k, v in spec.node_selector.items():
         if node.labels.get(k) != v:
@@ -279,8 +275,9 @@ class PredicatesPlugin(Plugin):
         def error(k: int) -> FitError | None:
             i = k if idx is None else int(idx[k])
             reasons = [] if room[k] else ["Too many pods"]
-            if static[i] is not None:
-                return FitError(names[i], UNRESOLVABLE, [*reasons, static[i]])
+            fixed = static[i]
+            if fixed is not None:
+                return FitError(names[i], UNRESOLVABLE, [*reasons, fixed])
             err = inter.get(k)
             if err is not None:
                 if err[0] == UNRESOLVABLE:

@@ -14,17 +14,8 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity import (
-    QueueAttr,
-    build_flat_attrs,
-    deduct_sch_gated,
-    flat_limits,
-    flat_real_how,
-    guarantors,
-    inqueue_jobs,
-    inqueue_words,
-    sum_guarantees,
-)
+from capacity.plugins.capacity_attrs import QueueAttr, build_flat_attrs, deduct_sch_gated, flat_limits, sum_guarantees
+from capacity.plugins.capacity_figures import flat_real_how, guarantors, inqueue_jobs, inqueue_words
 from capacity.plugins.figures import (
     amounts,
     capability_text,
@@ -182,8 +173,8 @@ class ProportionPlugin(Plugin):
                 decreased.add(dec)
                 record["queues"][n] = entry = {"deserved": to_dict(attr.deserved), "met": why}
                 if traced:
-                    round_lines.append(self._round_entry(entry, attr, total_weight, offered, grown, capped,
-                                                         clamped))  # type: ignore[arg-type]
+                    parts = (entry, attr, total_weight, offered, grown, capped, clamped)  # (traced: none is None)
+                    round_lines.append(self._round_entry(*parts))  # type: ignore[arg-type]
             remaining = exceeded_part(remaining.clone().add(decreased), increased)
             self.rounds.append(record)
             if traced:

@@ -10,7 +10,7 @@ import pytest
 
 from capacity.framework.heap import PriorityQueue, memoized
 from capacity.model import Job, PodSpec, Task, TaskStatus
-from capacity.plugins.capacity import enqueue_fits, fits_after_adding
+from capacity.plugins.capacity_attrs import enqueue_fits, fits_after_adding
 from capacity.resources import Resource, ResourceUnderflow
 
 VALUES = [0.0, 0.05, 0.1, 1.0, 2.0, 2.5, 100.0, 1000.0, -1.0, math.inf, math.nan]
@@ -126,7 +126,7 @@ def test_memoized_heap_pops_like_the_plain_heap() -> None:
 
 def test_update_share_is_the_max_share_over_deserved_dimensions() -> None:
     from capacity.model import QueueSpec
-    from capacity.plugins.capacity import QueueAttr, update_share
+    from capacity.plugins.capacity_attrs import QueueAttr, update_share
     from capacity.resources import share
     rnd = random.Random(11)
     for _ in range(20000):
@@ -140,37 +140,6 @@ def test_update_share_is_the_max_share_over_deserved_dimensions() -> None:
                 expected = max(expected, share(a.get(n), d.get(n)))
         update_share(attr)
         assert attr.share == expected or (math.isnan(attr.share) and math.isnan(expected)), (d, a)
-
-
-def _reference_enqueue(ssn) -> None:  # type: ignore[no-untyped-def]
-    """enqueue.go's loop as written: no memoized order, no shortcut for a heap that does not move."""
-    from capacity.model import PodGroupPhase
-    queues = PriorityQueue(ssn.queue_order_fn)
-    seen: set[str] = set()
-    pending: dict = {}
-    for job in ssn.jobs.values():
-        queue = ssn.queues.get(job.queue)
-        if queue is None:
-            continue
-        if queue.name not in seen:
-            seen.add(queue.name)
-            queues.push(queue)
-        if job.is_pending():
-            pending.setdefault(queue.name, PriorityQueue(ssn.job_order_fn)).push(job)
-    while not queues.empty():
-        queue = queues.pop()
-        jobs = pending.get(queue.name)
-        if not jobs:
-            continue
-        job = jobs.pop()
-        if job.min_resources is None or ssn.job_enqueueable(job):
-            ssn.job_enqueued(job)
-            job.phase = PodGroupPhase.INQUEUE
-            ssn.trace.event("enqueue", job.uid, True, queue=queue.name,
-                            why="no minResources" if job.min_resources is None else "admitted by plugins")
-        else:
-            ssn.trace.event("enqueue", job.uid, False, queue=queue.name)
-        queues.push(queue)
 
 
 def _enqueue_cluster(seed: int, pending_queues: int | None) -> list[dict]:
@@ -193,13 +162,14 @@ def _enqueue_cluster(seed: int, pending_queues: int | None) -> list[dict]:
 
 
 def _enqueue_both(objs: list[dict]) -> list[tuple[list, dict]]:
-    """(trace records, PodGroup phases) after the enqueue action and after the reference loop."""
+    """(trace records, PodGroup phases) after the accelerated enqueue and after the reference loop."""
+    from capacity.accel import enqueue as fast
     from capacity.actions import enqueue
     from capacity.k8s import load_objects
     from capacity.scheduler import open_session
     from capacity.trace import Trace
     outcomes = []
-    for run in (enqueue.execute, _reference_enqueue):
+    for run in (fast.execute, enqueue.execute):
         trace = Trace(enabled=True)
         ssn = open_session(load_objects(objs), trace)
         run(ssn)
@@ -259,7 +229,7 @@ def test_queue_order_with_kept_pairs_is_the_written_order() -> None:
 
 
 def test_delta_is_the_clone_plus_the_negation() -> None:
-    from capacity.plugins.capacity import _delta, _neg
+    from capacity.plugins.capacity_attrs import _delta, _neg
     rnd = random.Random(23)
 
     def bits(r: Resource) -> tuple:

@@ -26,6 +26,8 @@ from capacity.scheduler import open_session, simulate
 from capacity.trace import Trace
 from tests.unit.test_nodefit import HIERARCHY, random_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 FLAT = {**HIERARCHY, "tiers": [HIERARCHY["tiers"][0], {"plugins": [{"name": "predicates"}, {"name": "capacity"},
                                                                    {"name": "nodeorder"}]}]}
 

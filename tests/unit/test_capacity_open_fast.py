@@ -7,10 +7,13 @@ from typing import Any
 
 import pytest
 
-from capacity.plugins import capacity as cap
+from capacity.plugins import capacity_tree as cap  # (the build at open, and what it calls)
+from capacity.plugins.capacity_attrs import _add_exceeded
 from capacity.scheduler import open_session
 from capacity.trace import Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
+
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
 
 TREE = {"a": "root", "b": "root", "c": "root", "a1": "a", "a2": "a", "b1": "b", "b11": "b1", "b12": "b1"}
 LEAVES = ["a1", "a2", "b11", "b12", "c"]
@@ -134,7 +137,7 @@ def test_add_exceeded_is_adding_exceeded_part() -> None:
     for _ in range(20000):
         target, left, right = res(), res(), res()
         expected = target.clone().add(exceeded_part(left, right))
-        cap._add_exceeded(target, left, right)
+        _add_exceeded(target, left, right)
         assert dump(target) == dump(expected), (left, right)
 
 

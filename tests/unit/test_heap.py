@@ -27,7 +27,8 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
     them (the kept key is dropped then)."""
     import random
 
-    from capacity.framework.session import _first_decisive, _job_key, _job_tie, _keyed_job_less
+    from capacity.accel.session_fast import _job_key, _keyed_job_less
+    from capacity.framework.session import _first_decisive, _job_tie
     from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key, _priority_order
@@ -64,8 +65,8 @@ def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
     tasks moving before it is pushed back (as allocate does), pop the jobs Go's heap over job_less pops."""
     import random
 
+    from capacity.accel.session_fast import _job_key, _keyed_job_less
     from capacity.framework.heap import KeyedQueue
-    from capacity.framework.session import _job_key, _keyed_job_less
     from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key
@@ -99,8 +100,8 @@ def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
     """Go's answer would depend on its heap's layout then: the keyed heap says so instead of guessing."""
     import pytest
 
+    from capacity.accel.session_fast import _job_key
     from capacity.framework.heap import KeyedQueue
-    from capacity.framework.session import _job_key
     from capacity.model import Job, Task, TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key

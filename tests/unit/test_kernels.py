@@ -19,6 +19,8 @@ from capacity.scheduler import simulate
 from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, openb_slice, random_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 
 def test_numba_is_installed_so_the_compiled_loop_runs() -> None:
     """requirements.txt brings numba: without it every placement silently takes the slower paths."""

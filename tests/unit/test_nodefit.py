@@ -20,6 +20,8 @@ from capacity.k8s import load_objects
 from capacity.scheduler import simulate
 from capacity.trace import Trace
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 HIERARCHY = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
              "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
                        {"plugins": [{"name": "predicates"}, {"name": "capacity", "enableHierarchy": True},
@@ -330,7 +332,7 @@ def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None
     ssn = open_session(cluster, Trace(enabled=False))
     fast = ssn.queue_less()
     reference = _first_decisive(ssn.flat("queueOrder"), _queue_tie)
-    assert fast is not reference and fast.__qualname__.startswith("CapacityPlugin")
+    assert fast is not reference and fast.__qualname__.startswith("CapacityOrderMemo")
     queues = list(ssn.queues.values())
     answers = [[fast(a, b) for b in queues] for a in queues]
     assert answers == [[reference(a, b) for b in queues] for a in queues]

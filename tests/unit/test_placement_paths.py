@@ -20,6 +20,8 @@ from capacity.scheduler import simulate
 from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, random_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 
 def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, int]:
     checked = 0
@@ -36,13 +38,13 @@ def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch)
             checked += 1
         return p
 
-    monkeypatch.setattr(nodefit.NodeFit, "placement", placement)
-    monkeypatch.setattr(kernels, "MIN_NODES", 10**9)  # these two paths (the compiled one: test_kernels.py)
-    monkeypatch.setattr(nodefit, "SMALL_UPDATE", small_update)
-    if not small_update:  # numpy all the way, scores included
-        monkeypatch.setattr(nodeorder, "SMALL", 0)
-    result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=False))
-    monkeypatch.undo()
+    with pytest.MonkeyPatch.context() as mp:  # (undone at the end; the engine fixture's setting stays)
+        mp.setattr(nodefit.NodeFit, "placement", placement)
+        mp.setattr(kernels, "MIN_NODES", 10**9)  # these two paths (the compiled one: test_kernels.py)
+        mp.setattr(nodefit, "SMALL_UPDATE", small_update)
+        if not small_update:  # numpy all the way, scores included
+            mp.setattr(nodeorder, "SMALL", 0)
+        result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=False))
     return result.as_json(), checked
 
 

@@ -20,6 +20,8 @@ from capacity.sim import SimOptions, Simulator
 from capacity.trace import Trace
 from capacity.workload import WorkloadSpec, synthetic_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 
 def _cluster(seed: int) -> Cluster:
     spec = WorkloadSpec(seed=seed, jobs=30, arrival_rate=1 / 5, queues={"a": 1.0, "b": 2.0, "c": 1.0},

@@ -21,6 +21,8 @@ from capacity.sim import SimOptions, Simulator
 from capacity.trace import Trace
 from capacity.workload import WorkloadSpec, synthetic_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 
 def _workload(seed: int, nodes: int = 4) -> Any:
     spec = WorkloadSpec(seed=seed, jobs=50, arrival_rate=1 / 20, queues={"a": 1.0, "b": 2.0, "c": 1.0},

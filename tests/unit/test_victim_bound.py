@@ -24,6 +24,8 @@ from capacity.scheduler import open_session, run_actions, simulate
 from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, HIERARCHY, random_cluster
 
+pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
+
 FLAT = {"actions": "enqueue, allocate, backfill, reclaim, preempt",
         "tiers": [{"plugins": [{"name": "priority"}, {"name": "gang", "enablePreemptable": False},
                                {"name": "conformance"}]},

@@ -1,0 +1,316 @@
+"""The session's extension points for acceleration: vector forms of predicates and node orders over every
+node at once (NodeFit), victim bounds, order keys, and the jobs that may starve, where a SnapshotCache knows.
+
+Each answers exactly as the per-item rule it stands for (capacity.framework.session); the reference engine
+(CAPACITY_LAB_ENGINE=reference) registers none of them and asks the rules (capacity.accel.Acceleration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from capacity import nodefit
+from capacity.framework.snapshot import SessionAttrs
+from capacity.model import Job, Task, TaskStatus
+from capacity.resources import Resource
+
+STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
+"""The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
+
+PossibleFn = Callable[[Task], tuple[Any, ...]]
+"""A plugin's victim bound maker (Session.add_possible_fn): preemptor -> (key, test) or (key, test, vector)."""
+
+
+class PluginBound:
+    """One plugin's bound (Session.add_possible_fn) for one preemptor: its test and the key under which
+    its answers may be reused (None: not reusable)."""
+
+    __slots__ = ("key", "test", "vector")
+
+    def __init__(self, key: Any, test: Callable[[Task], bool],
+                 vector: Callable[[Any, Any], Any] | None = None) -> None:
+        self.key = key
+        self.test = test
+        self.vector = vector  # (table, rows) -> `test` of each of a VictimTable's rows at once, or None
+
+
+class VictimBound:
+    """Session.victim_possible's answer: what `_victims` can answer for one preemptor, tier by tier.
+
+    `tiers` holds, per tier with plugins, the bounds of its plugins that have one and the bound of its
+    last plugin (None if that one has none). A tier answers nothing on a node where one of those plugins
+    allows none of the candidates (that plugin answers empty, which ends the tier); elsewhere it answers
+    at most what its last plugin allows (its answer is intersected with, or after an empty intersection
+    replaces, what came before), or anything if that plugin has no bound.
+    """
+
+    __slots__ = ("tiers",)
+
+    def __init__(self, tiers: list[tuple[list[PluginBound], PluginBound | None]]) -> None:
+        self.tiers = tiers
+
+    def allowed(self, candidates: list[Task]) -> list[Task]:
+        """The candidates (of one node, all of them) that `_victims` could name, in their order."""
+        keep: set[int] = set()
+        for bounds, last in self.tiers:
+            if any(not any(b.test(t) for t in candidates) for b in bounds):
+                continue
+            if last is None:
+                return list(candidates)
+            keep.update(k for k, t in enumerate(candidates) if last.test(t))
+        return [t for k, t in enumerate(candidates) if k in keep]
+
+
+def _job_key(key_fns: tuple[Callable[[Job], Any], ...], log: list[Job]) -> Callable[[Job], tuple[Any, ...]]:
+    """Session.job_key over the plugins' order keys `key_fns`; the jobs keyed go to `log`
+    (Session.output_log)."""
+
+    def key(job: Job) -> tuple[Any, ...]:
+        k = job.order_key
+        if k is None:
+            k = job.order_key = (*[f(job) for f in key_fns], job.creation, job.uid)
+            log.append(job)
+        return k
+
+    if len(key_fns) != 2:
+        return key
+    f0, f1 = key_fns
+
+    def key2(job: Job) -> tuple[Any, ...]:
+        """`key` for two plugin keys (the usual priority and gang), the tuple written out."""
+        k = job.order_key
+        if k is None:
+            k = job.order_key = (f0(job), f1(job), job.creation, job.uid)
+            log.append(job)
+        return k
+
+    return key2
+
+
+def _keyed_job_less(key: Callable[[Job], tuple[Any, ...]]) -> Callable[[Job, Job], bool]:
+    """`_first_decisive` for job orders that all have keys (the usual priority and gang): a heap comparison
+    is one comparison of the two jobs' kept keys (Session.job_key): the first differing field decides as
+    the first decisive plugin, then _job_tie, would."""
+
+    def less(l: Job, r: Job) -> bool:
+        kl = l.order_key
+        if kl is None:
+            kl = key(l)
+        kr = r.order_key
+        if kr is None:
+            kr = key(r)
+        return kl < kr
+
+    return less
+
+
+def _resource_key(r: Resource) -> tuple[Any, ...]:
+    return r.cpu, r.memory, None if r.scalars is None else tuple(r.scalars.items())
+
+
+class SessionFast(SessionAttrs):
+    """Session's acceleration extension points (capacity.accel)."""
+
+    def _open_fast(self: Any) -> None:
+        """The registries of the plugins' vector forms, empty, and whether the session may use NodeFit."""
+        self.vectorised = nodefit.ENABLED and self.accel.node_fit
+        self.vector_fns = {}
+        self.vector_keys = {}
+        self.node_fn_makers = {}
+        self._node_fit = None
+
+    def may_starve_now(self: Any) -> list[Job] | None:
+        """The jobs that might starve now (Job.may_starve), in the session's job order, with a cache: those
+        that might at open and those a task moved in since (Job.change_log); None without a cache."""
+        if self.may_starve_open is None or self.cache is None:
+            return None
+        jobs = self.jobs
+        uids = self.may_starve_open.union(job.uid for job in self.cache.job_log)
+        return [jobs[uid] for uid in sorted(uids) if uid in jobs]
+
+    def starving_candidates(self: Any) -> list[Job] | None:
+        """`may_starve_now` if the deciding jobStarving functions are only priority's and gang's, which
+        answer yes only for such a job; else None (ask every job)."""
+        tier = self._starving_fns()
+        if not tier or any(name not in STARVING_NEEDS_MAY_STARVE for name, _fn in tier):
+            return None
+        return self.may_starve_now()
+
+    def has_waiting_task(self: Any) -> bool:
+        """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
+        for (their task queues hold nothing else), so without one, and with nothing traced, they decide
+        nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
+        where known.)"""
+        pending = TaskStatus.PENDING
+        candidates = self.may_starve_now()
+        for job in self.jobs.values() if candidates is None else candidates:
+            bucket = job.index.get(pending)
+            if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
+                return True
+        return False
+
+    def add_possible_fn(self: Any, point: str, plugin: str,
+                        fn: PossibleFn) -> None:
+        """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
+
+        `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
+        answers `test` for the rows (positions) of a VictimTable all at once. `test(t)` False promises
+        that in the session's current state the plugin, asked about any candidate list, does not name `t`
+        among preemptor's victims (so it answers empty if it allows no candidate), and that it never
+        abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
+        besides the session state: callers may reuse them across preemptors with equal keys until the
+        next allocate / deallocate event (`version`). Acceleration (Acceleration.victim_bounds).
+        """
+        if not self.accel.victim_bounds:
+            return
+        self.possible_fns[(point, plugin)] = fn
+
+    def victim_possible(self: Any, point: str, preemptor: Task) -> VictimBound:
+        """What `_victims(point, preemptor, candidates)` can answer now, from the plugins' bounds
+        (add_possible_fn): see VictimBound."""
+        tiers: list[tuple[list[PluginBound], PluginBound | None]] = []
+        for tier in self.tiered(point):
+            if not tier:
+                continue
+            bounds: list[PluginBound] = []
+            last: PluginBound | None = None
+            for name, _fn in tier:
+                make = self.possible_fns.get((point, name))
+                last = None
+                if make is not None:
+                    key, test, *vector = make(preemptor)  # (vector: [] or [the test's VictimTable form])
+                    last = PluginBound(None if key is None else (point, name, key), test, *vector)
+                    bounds.append(last)
+            tiers.append((bounds, last))
+        return VictimBound(tiers)
+
+    def victim_bound_exact(self: Any) -> bool:
+        """Whether every request and allocatable is an integer small enough that node sums are exact
+        (NodeFit's `exact`, over the same values): only then does a sum over a superset of victims bound
+        every victim set's sum, and may reclaim / preempt pass over nodes on that bound."""
+        if self._bound_exact is None:
+            if self._node_fit is not None:
+                self._bound_exact = self._node_fit.exact
+            else:
+                facts = nodefit.session_request_facts(self)
+                facts.add(nodefit.request_facts([node.allocatable for node in self.node_list]))
+                self._bound_exact = all(exact for _, exact in facts)
+        return self._bound_exact
+
+    # ---- the same questions for all nodes at once (capacity.nodefit) --------------------------------
+    def add_vector_fn(self: Any, point: str, plugin: str, fn: Callable[..., Any],
+                      key: Callable[[Task], Any] | None = None,
+                      node_fn: Callable[[Task], Callable[[int], Any] | None] | None = None) -> None:
+        """A plugin's whole-NodeList form of its `point` function, answering exactly as the per-node one.
+
+        `key(task)`, if given, promises that the plugin's answer for a node depends only on that node's
+        own state and on what the key (a hashable, or None for "no such promise for this task") names,
+        besides the task's requests: answers are then reused across tasks until the node changes.
+        `node_fn(task)`, if given, returns the vector form's answer for one NodeList position as a plain
+        Python function of that position (or None when it has none for this task): the vector form's
+        `passed[i]` for "predicate", its score for "nodeOrder". It reads the NodeFit as it is when
+        called (current at the last refresh), like the vector form, and stays good for the session and
+        for every task with the same `placement_key` (allocate's Placements keep it).
+        Acceleration (Acceleration.node_fit): the reference engine asks the per-node functions.
+        """
+        if not self.accel.node_fit:
+            return
+        self.vector_fns[(point, plugin)] = fn
+        self._placement_key_fns = None
+        if key is not None:
+            self.vector_keys[(point, plugin)] = key
+        if node_fn is not None:
+            self.node_fn_makers[(point, plugin)] = node_fn
+
+    def node_fns(self: Any, point: str, task: Task) -> list[Callable[[int], Any]] | None:
+        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see add_vector_fn);
+        None if one has none. Predicates pass where all pass; nodeOrder scores add up in this order."""
+        if point == "nodeOrder" and self.flat("batchNodeOrder"):
+            return None
+        out = []
+        makers = self.node_fn_makers
+        for name, _fn in self.flat(point):
+            make = makers.get((point, name))
+            got = make(task) if make is not None else None
+            if got is None:
+                return None
+            out.append(got)
+        return out
+
+    def placement_key(self: Any, task: Task) -> tuple[Any, ...] | None:
+        """What allocate's node choice for `task` depends on besides node state, or None if unknown."""
+        fns = self._placement_key_fns
+        if fns is None:
+            fns = self._placement_key_fns = self._key_fns()
+        if fns is False:
+            return None
+        init, req = task.init_resreq, task.resreq
+        k0 = _resource_key(init)
+        keys: list[Any] = [k0, k0 if req is init else _resource_key(req)]
+        for kf in fns:
+            k = kf(task)
+            if k is None:
+                return None
+            keys.append(k)
+        return tuple(keys)
+
+    def _key_fns(self: Any) -> tuple[Callable[[Task], Any], ...] | bool:
+        """placement_key's plugin keys in tier order (predicates, then node orders), looked up once the
+        plugins are open; False when one has none or batchNodeOrder is in play (no key for any task)."""
+        if self.flat("batchNodeOrder"):
+            return False
+        fns = []
+        for point in ("predicate", "nodeOrder"):
+            for name, _fn in self.flat(point):
+                kf = self.vector_keys.get((point, name))
+                if kf is None:
+                    return False
+                fns.append(kf)
+        return tuple(fns)
+
+    def node_fit(self: Any) -> nodefit.NodeFit | None:
+        """The session's NodeFit, current with every accounting change; None on the reference path."""
+        fit = self._node_fit
+        if fit is None:
+            if not self.vectorised:
+                return None
+            fit = self._node_fit = nodefit.NodeFit(self)
+        elif fit.dirty:
+            fit.refresh()
+        return fit
+
+    def predicate_vector(self: Any, task: Task, among: Any = None, idx: Any = None) -> nodefit.PredicateVector | None:
+        """Session.Predicate for every node (or the NodeList positions idx); `among` (a bool mask over all
+        nodes) marks the nodes whose answer is used, so a plugin may skip its costly per-node checks
+        elsewhere. None if a plugin has no vector form."""
+        fit = self.node_fit()
+        if fit is None:
+            return None
+        parts = []
+        for name, _fn in self.flat("predicate"):
+            vf = self.vector_fns.get(("predicate", name))
+            if vf is None:
+                return None
+            parts.append(vf(task, among, idx))
+        return nodefit.PredicateVector.combine(parts, fit.n if idx is None else len(idx))
+
+    def node_scores_vector(self: Any, task: Task, idx: Any) -> Any:
+        """node_scores for the nodes at NodeList positions `idx`, as a float64 array in that order."""
+        import numpy as np
+        acc = np.zeros(len(idx))
+        nodes = self.node_list
+        for name, fn in self.flat("nodeOrder"):
+            vf = self.vector_fns.get(("nodeOrder", name))
+            got = vf(task, idx) if vf is not None else None
+            if got is None:
+                got = np.array([fn(task, nodes[i]) for i in idx.tolist()], dtype=float)
+            acc += got
+        batch = [fn for _name, fn in self.flat("batchNodeOrder")]
+        if batch:
+            chosen = [nodes[i] for i in idx.tolist()]
+            pos = {n.name: k for k, n in enumerate(chosen)}
+            for fn in batch:
+                for node_name, s in fn(task, chosen).items():
+                    acc[pos[node_name]] += s
+        return acc

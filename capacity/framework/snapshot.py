@@ -1,0 +1,235 @@
+"""The session's snapshot of the cluster: nodes, jobs and tasks built from the cluster objects at open.
+
+Volcano's cache.Snapshot (pkg/scheduler/cache/cache.go @ed72c7c8) and the JobInfo / TaskInfo / NodeInfo it
+builds (pkg/scheduler/api). With a SnapshotCache (capacity.accel: Acceleration.snapshot_cache) the nodes, jobs
+and tasks an earlier session left as they were built are taken over instead (SessionSnapshotReuse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from capacity.framework.snapshot_cache import KeptJobs
+from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.resources import Resource
+
+if TYPE_CHECKING:
+    from capacity.nodefit import NodeFit
+
+
+def _task(pod: Any, job_key: str) -> Task:
+    """The session's task of a pod."""
+    return Task(pod.uid, pod.name, pod.namespace, job_key, pod.role, pod.resreq, pod.priority, pod.preemptable,
+                pod.node_name, pod.task_status(), pod.spec, pod.sch_gated, pod.nominated_node)
+
+
+class SessionAttrs:
+    """The Session's fields set at open by the snapshot (SessionSnapshot) and by the acceleration beside it
+    (capacity.accel: SessionSnapshotReuse, SessionFast), declared once for all of them."""
+
+    queues: dict[str, QueueSpec]
+    fresh_jobs: list[Job]
+    last_victim_table: Any
+    last_jobs: dict[str, Job] | None
+    all_tasks: dict[str, Task]
+    loose: list[Task]
+    kept_jobs: set[str] | None
+    may_starve_open: set[str] | None
+    jobs: dict[str, Job]
+    _last_close: tuple[tuple[str, ...], dict[str, str]] | None
+    phase_log: list[Job]
+    vector_fns: dict[tuple[str, str], Callable[..., Any]]
+    vector_keys: dict[tuple[str, str], Callable[[Task], Any]]
+    node_fn_makers: dict[tuple[str, str], Callable[[Task], Any]]
+    _node_fit: NodeFit | None
+    nodes: dict[str, Node]
+    node_list: list[Node]
+    node_objs: list[Any]
+    total_resource: Resource
+    rebuilt_alike: set[str]
+    _initial_phase: dict[str, str]
+    vectorised: bool
+    _bound_exact: bool | None
+    _placement_key_fns: Any
+
+
+class SessionSnapshot(SessionAttrs):
+    """Session's open: the snapshot (cache.Snapshot) and the tasks linked to their jobs and nodes."""
+
+    # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
+    def _snapshot(self: Any) -> None:
+        c = self.cluster
+        self.queues = dict(c.queues)
+        cache = self.cache
+        in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
+        offered = KeptJobs({}, {}, set())  # (with a cache: the jobs it kept)
+        since = 0  # (with a cache: when the pods were last read)
+        moved: set[str] | None = None
+        seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
+        if cache is not None:
+            # Per node and per job, every field of their pods that the snapshot reads (what a node or a job
+            # a SnapshotCache kept was built from), in pod order: the fields read last time, those of the
+            # pods written since read again (PodReading).
+            reading = cache.pod_reading
+            since = reading.stamp
+            cache.job_log.clear()
+            offered = cache.take_jobs()
+            moved = reading.read(c.pods)  # the jobs whose pods' fields changed (None: any)
+            in_job = reading.in_job
+            # node_objs: the cluster's node behind each
+            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = \
+                cache.nodes(c.nodes, reading.occupied)
+        else:
+            reused = set()
+            self.nodes = {}
+            self.node_list = []
+            self.node_objs = []
+            for n in c.nodes:
+                if not n.ready:
+                    continue
+                node = Node(n.name, n.labels, n.allocatable, n.taints, n.unschedulable)
+                self.nodes[n.name] = node
+                self.node_list.append(node)
+                self.node_objs.append(n)
+            self.total_resource = Resource.empty()
+            for node in self.node_list:
+                self.total_resource.add(node.allocatable)
+        jobs: dict[str, Job] = {}
+        # Per job: what it was built from (for the cache), in the last session's dict (which may name more).
+        built = offered.built
+        same: set[str] = set()  # the jobs taken as kept, their tasks with them
+        # The jobs built anew from the very inputs the last session's job of their uid was built from (that
+        # job changed in the session, so it was not kept): each as that job was at its open.
+        alike: set[str] = set()
+        self.rebuilt_alike = alike
+        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
+        # the VictimTable the last session used (capacity.actions.victim_bound).
+        self.fresh_jobs = []
+        self.last_victim_table = cache.take_victim_table() if cache is not None else None
+        if cache is not None:
+            # A PodGroup not written since the last snapshot, the same object, whose pods did not change, under
+            # the same queues and priority classes, has the inputs its kept job was built from (if one was).
+            seen = reading.podgroups
+            world = (tuple(self.queues), tuple(c.priority_classes.items()), c.global_default_priority)
+            if moved is None or world != reading.world:
+                seen = {}
+            reading.world = world
+        offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
+        pgs = c.podgroups
+        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen else None
+        if todo is not None:
+            # The same loop over the PodGroups in `todo` only, every other one's kept job taken in bulk: the
+            # kept jobs, in the last session's order (`jobs` is looked up, never iterated in order, but for
+            # `self.jobs` below), those of `todo` replaced in place, added or dropped.
+            jobs = dict(offered.jobs)
+            same.update(jobs)
+            same.difference_update(todo)
+        for uid, pg in (pgs.items() if todo is None else zip(todo, map(pgs.__getitem__, todo), strict=True)):
+            if todo is None and pg.rev < since and seen.get(uid) is pg and uid not in moved:  # type: ignore[operator]
+                got = offered_get(uid)
+                if got is not None and uid not in gone:
+                    jobs[uid] = got
+                    same.add(uid)
+                    continue
+            if pg.queue not in self.queues:
+                if todo is not None:
+                    jobs.pop(uid, None)
+                continue
+            pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
+            priority = c.job_priority(pg)
+            if cache is not None:
+                sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
+                       pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
+                       in_job.get(uid, ()))
+                got = offered.get(uid)
+                if got is not None and built[uid] == sig:
+                    jobs[uid] = got
+                    same.add(uid)
+                    continue
+                if uid in offered.jobs and built.get(uid) == sig:
+                    alike.add(uid)
+                built[uid] = sig
+            job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
+                                  priority, pre_raw == "true", pre_raw is not None, pg.creation,
+                                  pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
+            if cache is not None:
+                self.fresh_jobs.append(job)
+                job.change_log = cache.job_log
+        # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
+        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
+        self.last_jobs = None
+        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
+                                                                        for job in self.fresh_jobs):
+            self.last_jobs = offered.jobs
+        # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
+        # PodGroup, or of one the session leaves out): not in `all_tasks`.
+        self.all_tasks = {}
+        self.loose = []
+        # The jobs taken as the last session left them, if every pod has a uid of its own: their tasks are
+        # then the session's tasks of their pods (None: not known so).
+        self.kept_jobs = None
+        if cache is not None and not reading.shared_uids:
+            self._link_changed(jobs, reused, reading)
+            self.kept_jobs = same
+        else:
+            self._link(jobs, same, reused)
+        # The jobs that might starve at open (Job.may_starve), with a cache: a kept job's tasks and their
+        # statuses are those the last session opened with, so its answer is the one then.
+        self.may_starve_open = None
+        if cache is not None:
+            self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
+                job.uid for job in self.fresh_jobs if job.may_starve())
+        # (In uid order: the last session's when the uids are the same.)
+        # (the bulk take-over's `jobs`, if it has the last session's uids, has them in its order)
+        self.jobs = jobs if todo is not None and self.last_jobs is not None else {
+            uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
+        # The jobs' phases at open, and with a cache, the close of the session `last_jobs` was (`close` may take
+        # its answers): its plugins and phases.
+        self._last_close = None
+        last = None
+        if cache is not None:
+            last, cache.close_phases = cache.close_phases, None
+        if last is not None and last[1] is self.last_jobs is not None:
+            self._last_close = (last[0], last[2])
+            self._initial_phase = dict(last[2])  # (a kept job's phase is the one the last close gave it)
+            for job in self.fresh_jobs:
+                self._initial_phase[job.uid] = job.phase
+        else:
+            self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
+        # The jobs whose phase an action wrote (set_inqueue).
+        self.phase_log = []
+        if cache is not None:
+            if self.kept_jobs is not None:  # (all_tasks from _link_changed: every job's tasks)
+                cache.all_tasks = (self.jobs, self.all_tasks)
+            reading.podgroups = dict(c.podgroups)
+            if len(built) > 2 * len(jobs) + 64:  # (entries of jobs long gone)
+                built = {uid: built[uid] for uid in jobs}
+            cache.hand_jobs(self.jobs, built)
+
+    def _link(self: Any, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
+        """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node
+        was taken as it is (`reused`), in its node's Kubernetes mirror, in `all_tasks` or `loose`."""
+        c = self.cluster
+        all_tasks = self.all_tasks
+        nodes_get = self.nodes.get
+        jobs_get = jobs.get
+        done = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
+        for pod in c.pods.values():
+            job_key = f"{pod.namespace}/{pod.group}" if pod.group else ""
+            job = jobs_get(job_key) if job_key else None
+            if job is not None and job_key in same:
+                task = job.tasks[pod.uid]  # (a kept job: its task of this very pod)
+            else:
+                task = _task(pod, job_key)
+                if job is not None:
+                    job.add_task(task)
+            node = nodes_get(pod.node_name) if pod.node_name else None
+            if node is not None and task.status not in done:
+                if pod.node_name not in reused:
+                    node.add_task_unfitted(task)
+                node.mirror[task.key] = task  # (a kept node: this session's task in its pod's place)
+                if job is None:
+                    self.loose.append(task)
+            if job is not None:
+                all_tasks[task.uid] = task

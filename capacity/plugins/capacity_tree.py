@@ -1,0 +1,268 @@
+"""The capacity plugin's queue attributes at session open: flat (buildQueueAttrs) or as a tree
+(buildHierarchicalQueueAttrs, checkHierarchicalQueue), capacity.go @ed72c7c8.
+"""
+
+from __future__ import annotations
+
+from operator import is_
+from typing import Any
+
+from capacity.accel.capacity_open import (
+    FLAT_STATE,
+    FixedTree,
+    _accumulation_exact,
+    _busy_queues,
+    _carried_leaves,
+    _parts,
+    _tree_key,
+)
+from capacity.model import Job, QueueSpec
+from capacity.plugins.capacity_attrs import (
+    ROOT,
+    CapacityBase,
+    FixedNumbers,
+    QueueAttr,
+    _delta,
+    accumulate_job,
+    build_flat_attrs,
+    flat_limits,
+    inherit_capability,
+    root_capability,
+    update_share,
+)
+from capacity.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
+
+
+class CapacityTree(CapacityBase):
+    """CapacityPlugin's attribute build at session open."""
+
+    # ---- attribute building ------------------------------------------------------------------
+    def _build_flat(self) -> None:
+        ssn = self.ssn
+        cache = ssn.cache
+        kept: dict[str, FixedNumbers] | None = None
+        last: dict[str, tuple[QueueAttr, list[Job]]] = {}
+        by_queue: dict[str, list[Job]] = {}
+        self._flat_closed: dict[str, tuple[QueueAttr, dict[str, Any]]] | None = None
+        taken: set[str] = set()  # the queues whose last attribute `built` hands over
+        if cache is not None:  # an earlier session on the same specs and total made the same fixed parts
+            key = _tree_key(ssn, self.total)
+            state = cache.plugin_state.get(FLAT_STATE)
+            if state is None or state[0] != key:
+                state = cache.plugin_state[FLAT_STATE] = (key, {}, {}, {})
+            kept, last, self._flat_closed = state[1], state[2], state[3]
+            for job in ssn.jobs.values():
+                got = by_queue.get(job.queue)
+                if got is None:
+                    by_queue[job.queue] = [job]
+                else:
+                    got.append(job)
+
+        def built(q: QueueSpec) -> QueueAttr | None:
+            """The last session's attribute of the queue if it holds the accounting of the very same jobs
+            (the snapshot kept them all: no task of theirs moved) and the session changed nothing in it."""
+            got = last.get(q.name)
+            if got is None:
+                return None
+            attr, jobs = got
+            now = by_queue[q.name]
+            if attr.dirty or len(now) != len(jobs) or not all(map(is_, now, jobs)):
+                return None
+            taken.add(q.name)
+            return attr
+
+        def make(q: QueueSpec, unguaranteed: Resource) -> QueueAttr:
+            fixed = kept.get(q.name) if kept is not None else None
+            if fixed is not None:
+                return QueueAttr.from_fixed(q, fixed)
+            attr = flat_limits(QueueAttr(q), q, unguaranteed)
+            attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
+            attr.deserved = res_max(attr.deserved, attr.guarantee)
+            if kept is not None:  # from now on read-only: shared with the next sessions' attributes
+                attr.fixed = kept[q.name] = FixedNumbers(attr)
+            return attr
+
+        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
+        for name, attr in self.attrs.items():
+            if name not in taken:  # (a taken attribute holds the share of the same numbers already)
+                update_share(attr)
+        self._flat_taken = taken
+        if cache is not None:
+            last.clear()
+            last.update((name, (attr, by_queue[name])) for name, attr in self.attrs.items())
+
+    def _build_hierarchical(self) -> None:
+        ssn = self.ssn
+        cache = ssn.cache
+        key = _tree_key(ssn, self.total) if cache is not None else None
+        fixed = cache.plugin_state.get(self.name) if cache is not None else None
+        if fixed is not None and fixed.key != key:
+            fixed = None
+        if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
+            queues = ssn.queues
+            kept = fixed.attrs
+            fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
+            self._closed = fixed.closed  # what the last session reported at close, if it did
+            fixed.closed = None
+            carried = _carried_leaves(ssn, fixed)
+            busy = _busy_queues({job.queue for job in ssn.jobs.values()} if carried is None else carried, fixed.chains)
+            if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
+                attrs = self.attrs = kept
+                for name in busy | fixed.busy:
+                    attrs[name].reset()
+                self._order_pairs = fixed.order_pairs  # what they hold depends on the tree alone
+            else:
+                attrs = self.attrs
+                numbers = fixed.numbers
+                for name in fixed.chains:
+                    attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
+                for name, names in fixed.chains.items():
+                    if names:
+                        chain = [attrs[a] for a in names]
+                        attrs[name].ancestors = chain
+                        chain[-1].children[name] = attrs[name]
+            prev, ancestor_parts = fixed.leaves, fixed.ancestor_parts
+            fixed.leaves = fixed.leaves_of = fixed.ancestor_parts = None
+            notes_at = len(ssn.notes)
+            if carried is not None:
+                stalled = self._accumulate_carried(prev, carried, ancestor_parts)
+            else:
+                stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
+                    self._accumulate_stepwise()
+            if not stalled:
+                fixed.leaves = getattr(self, "_leaves", None)
+                fixed.leaves_of = ssn.jobs
+                fixed.ancestor_parts = getattr(self, "_ancestor_parts", None)
+                self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
+                ssn.notes.extend(fixed.notes)
+                for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
+                    update_share(attrs[name])
+                return None
+            # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
+            # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
+            # (it finds and notes the stall again).
+            del ssn.notes[notes_at:]
+            self.attrs = {}
+            self._order_pairs = {}
+        for name in sorted(ssn.queues):
+            attr = QueueAttr(ssn.queues[name])
+            capability = ssn.queues[name].capability
+            if capability is not None:
+                attr.capability = capability.clone()
+            self.attrs[name] = attr
+        for name in sorted(self.attrs):
+            if name == ROOT:
+                continue
+            parent = ssn.queues[name].parent or ROOT
+            if parent not in self.attrs:
+                return self._stall(f"queue {name} names parent {parent!r}, which does not exist"
+                                   + (" (Volcano's scheduler creates the root queue at start-up; add a root Queue to "
+                                      "the dump)" if parent == ROOT else ""),
+                                   f"Queue/{name}", "spec.parent")
+            self.attrs[parent].children[name] = self.attrs[name]
+        for attr in self.attrs.values():
+            chain = []
+            cur = ssn.queues[attr.name].parent or ROOT if attr.name != ROOT else ""
+            while cur:
+                chain.append(self.attrs[cur])
+                cur = (ssn.queues[cur].parent or ROOT) if cur != ROOT else ""
+            attr.ancestors = list(reversed(chain))
+        exact = ssn.accel.exact_sums and _accumulation_exact(ssn.jobs.values())
+        if self._accumulate_exact() if exact else self._accumulate_stepwise():
+            return None
+        root = self.attrs.get(ROOT)
+        if root is None:
+            return self._stall("there is no root queue (Volcano's scheduler creates one at start-up; "
+                               "this snapshot has none)", "Queue/root", "")
+        if ssn.options.seed004_root_init:
+            if root.capability.is_empty():
+                root.capability = self.total.clone()
+            if root.deserved.is_empty():
+                root.deserved = self.total.clone()
+            root.real_capability = self.total.clone()
+        else:
+            root.capability = root_capability(root.capability, self.total)
+            root.real_capability = root.capability
+        notes_before = len(ssn.notes)
+        self._check_hierarchical(root)
+        if cache is not None and key is not None:
+            tree = cache.plugin_state[self.name] = FixedTree(
+                key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
+                {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
+            tree.leaves = self._leaves if exact else None
+            tree.leaves_of = ssn.jobs
+        for attr in self.attrs.values():
+            update_share(attr)
+
+    def _accumulate_stepwise(self) -> bool:
+        """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
+        to the leaf into each ancestor, job by job. True if the build stalled."""
+        ssn = self.ssn
+        for job in ssn.jobs.values():
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                continue
+            if attr.children:
+                self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
+                            "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
+                return True
+            before = _parts(attr)
+            accumulate_job(attr, job)
+            deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
+                      _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
+            for anc in attr.ancestors:
+                anc.allocated.add(deltas[0])
+                anc.request.add(deltas[1])
+                anc.inqueue.add(deltas[2])
+                anc.elastic.add(deltas[3])
+        return False
+
+    def _check_hierarchical(self, parent: QueueAttr) -> None:
+        sum_d = Resource.empty()
+        sum_g = Resource.empty()
+        pcap = parent.capability
+        for name in sorted(parent.children):
+            c = parent.children[name]
+            if not self.ssn.options.seed004_root_init:
+                c.deserved = res_max(c.deserved, c.guarantee)
+            sum_d.add(c.deserved)
+            sum_g.add(c.guarantee)
+            inherit_capability(c.capability, pcap)
+            over, names = c.capability.greater_partly(pcap, INFINITY)
+            if over:
+                self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
+                                      f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
+        if parent.name == ROOT and not self.ssn.options.seed004_root_init:
+            parent.guarantee = sum_g
+            parent.deserved = sum_d
+        for name in sorted(parent.children):
+            c = parent.children[name]
+            real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
+            real.min_dimension_resource(c.capability, INFINITY)
+            c.real_capability = real
+        # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
+        # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
+        if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
+            self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
+                                  f"adds up to {self._sum_text(sum_d)}, its own is "
+                                  f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
+        if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
+            self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
+                                  f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
+                                  f"{self._sum_text(parent.guarantee)} (Volcano only logs this; its queue admission "
+                                  "webhook would have rejected the child that made the sum exceed the parent's)")
+        for name in sorted(parent.children):
+            self._check_hierarchical(parent.children[name])
+
+    def _sum_text(self, r: Resource) -> str:
+        """'cpu 4, memory 4Gi' in the input's units, for a session note."""
+        from capacity.quantity import format_resources
+        return format_resources({n: v for n, v in to_dict(r).items() if n != "pods"},
+                                getattr(self.ssn.cluster, "unit_styles", None))
+
+    def _stall(self, why: str, obj: str, fld: str) -> None:
+        self.ready = False
+        self.not_ready_reason = why
+        self.ssn.notes.append(f"capacity: readyToSchedule=false: {why}; capacity refuses every "
+                              f"allocation, enqueue and reclaim this cycle ({obj} {fld})".strip())
