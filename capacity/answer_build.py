@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from capacity.answer import Answer, Check, ExplainRun
 from capacity.answer_chain import (
     PLACING,
     PLUGIN_ORDER,
@@ -27,6 +26,7 @@ from capacity.answer_chain import (
     rule_of,
 )
 from capacity.answer_checks import change_figures, event_check, pods_list, reason_text, reasons_figures
+from capacity.answer_model import Answer, Check, ExplainRun
 from capacity.answer_wait import job_waiting, pod_waiting
 from capacity.errors import InputError
 from capacity.trace import Record

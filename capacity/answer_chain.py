@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.answer import Check, ExplainRun
 from capacity.answer_checks import (
     change_figures,
     event_check,
@@ -21,6 +20,7 @@ from capacity.answer_checks import (
     round_figures,
     vote_check,
 )
+from capacity.answer_model import Check, ExplainRun
 from capacity.trace import Record
 
 ROOM_ACTIONS = ("reclaim", "preempt")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from capacity.answer import Check, Figure
+from capacity.answer_model import Check, Figure
 from capacity.glossary import words
 from capacity.quantity import format_number, format_resource_value
 from capacity.trace import Reason, Record

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from capacity.answer import Answer, Check, ExplainRun, Figure
 from capacity.answer_build import build_pod, cycle_lines, job_phase_at_open, notes_for, pod_cycle, queue_path
 from capacity.answer_chain import Chain, add_not_reached, consider_verb, first_stopped, not_reached_actions
+from capacity.answer_model import Answer, Check, ExplainRun, Figure
 from capacity.answer_wait import job_waiting
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from capacity.answer import Answer, ExplainRun, Figure
 from capacity.answer_build import notes_for, queue_path
 from capacity.answer_chain import nodes_text
 from capacity.answer_job import build_job
+from capacity.answer_model import Answer, ExplainRun, Figure
 from capacity.errors import InputError
 from capacity.quantity import format_resource_value
 from capacity.resources import to_dict

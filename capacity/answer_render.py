@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capacity.answer import STOPPED_OUTCOMES, Answer, Check
+from capacity.answer_model import STOPPED_OUTCOMES, Answer, Check
 from capacity.glossary import terms_in
 from capacity.text import safe
 

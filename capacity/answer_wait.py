@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from capacity.answer import Check, Figure
+from capacity.answer_model import Check, Figure
 from capacity.cluster import Cluster
 from capacity.quantity import format_resource_value
 
