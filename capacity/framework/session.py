@@ -56,13 +56,39 @@ class FitError:
         return f"{self.node}: {', '.join(self.reasons)}"
 
 
+#: The version switch (capacity/versions/switches.py) behind each seed compatibility flag.
+_SEED_FLAGS = (("leaf_only_allocatable", "pr3940"), ("seed004_root_init", "pr4973"),
+               ("legacy_namespace_fairshare", "pr2757"))
+
+
 @dataclass(slots=True)
 class SessionOptions:
-    """Compatibility switches for older Volcano behaviour the seeds describe (all off = HEAD)."""
+    """Which upstream changes this session lacks (capacity/versions): the one place the engine reads
+    a release's older behaviour from. All empty = Volcano HEAD. The three seed flags are the same
+    switches under their older names; either spelling turns the other on."""
 
     leaf_only_allocatable: bool = False      # seed 003: hierarchical allocate checks only the leaf
     seed004_root_init: bool = False          # seed 004: root capability/deserved := cluster total
     legacy_namespace_fairshare: bool = False  # seed 002: Volcano <= 1.7 namespace weights
+    lacking: frozenset[str] = frozenset()    # switch ids whose older behaviour applies
+    version: str = "HEAD"                    # the release chosen ("v1.13"), as a trace names it
+
+    def __post_init__(self) -> None:
+        lacking = set(self.lacking)
+        for flag, switch in _SEED_FLAGS:
+            if getattr(self, flag):
+                lacking.add(switch)
+            setattr(self, flag, switch in lacking)
+        self.lacking = frozenset(lacking)
+
+    def older(self, switch: str) -> bool:
+        """True when the session runs the behaviour from before `switch`'s change."""
+        return switch in self.lacking
+
+    def older_words(self, switch: str) -> str:
+        """The trace's words for a decision the older behaviour made ("v1.13: ... (before PR #4659 ...)")."""
+        from capacity.versions import older_words
+        return older_words(switch, self.version)
 
 
 @dataclass

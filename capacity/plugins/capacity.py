@@ -34,6 +34,7 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
+from capacity.plugins.older import capacity_preemptive_v113, capacity_reclaimable_v113
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -298,7 +299,7 @@ def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
     (by identity: specs are replaced, not changed in place, when edited), the total, the seed switch."""
     return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
             total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
-            ssn.options.seed004_root_init)
+            ssn.options.seed004_root_init, ssn.options.lacking)
 
 
 def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | None:
@@ -694,7 +695,8 @@ class CapacityPlugin(Plugin):
             ssn.add_order_less("queueOrder", self.name, self.queue_less)
             ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
-        ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
+        if not ssn.options.older("pr4919"):  # the bound reads today's rules; an older release has none
+            ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
         ssn.add_fn("allocatable", self.name, self.allocatable)
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
@@ -887,9 +889,11 @@ class CapacityPlugin(Plugin):
             return self._stall("there is no root queue (Volcano's scheduler creates one at start-up; "
                                "this snapshot has none)", "Queue/root", "")
         if ssn.options.seed004_root_init:
-            if root.capability.is_empty():
+            # before PR #4354 (v1.13.0) both were the cluster total whatever root set (capacity.go:L502-506 @v1.12.0)
+            before_4354 = ssn.options.older("pr4354")
+            if root.capability.is_empty() or before_4354:
                 root.capability = self.total.clone()
-            if root.deserved.is_empty():
+            if root.deserved.is_empty() or before_4354:
                 root.deserved = self.total.clone()
             root.real_capability = self.total.clone()
         else:
@@ -899,7 +903,7 @@ class CapacityPlugin(Plugin):
             root.real_capability = root.capability
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
-        if cache is not None:
+        if cache is not None and self.ready:
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
@@ -1116,6 +1120,9 @@ class CapacityPlugin(Plugin):
                     if c.capability.scalars is None or k not in c.capability.scalars:
                         c.capability.set_scalar(k, v)
             over, names = c.capability.greater_partly(pcap, INFINITY)
+            if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
+                                                f"on {', '.join(names)}", c.name, "spec.capability"):
+                return
             if over:
                 self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
                                       f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
@@ -1129,11 +1136,17 @@ class CapacityPlugin(Plugin):
             c.real_capability = real
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
+        if parent.deserved.less_partly(sum_d, ZERO) and parent.children and self._stall_before_4864(
+                f"children of {parent.name} deserve more than it does", parent.name, "spec.deserved"):
+            return
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
                                   f"adds up to {self._sum_text(sum_d)}, its own is "
                                   f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
+        if parent.guarantee.less_partly(sum_g, ZERO) and parent.children and self._stall_before_4864(
+                f"children of {parent.name} guarantee more than it does", parent.name, "spec.guarantee"):
+            return
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
                                   f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
@@ -1141,6 +1154,16 @@ class CapacityPlugin(Plugin):
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         for name in sorted(parent.children):
             self._check_hierarchical(parent.children[name])
+            if not self.ready:
+                return
+
+    def _stall_before_4864(self, why: str, queue: str, fld: str) -> bool:
+        """Before PR #4864 (v1.14.0) checkHierarchicalQueue returned these as errors and capacity stopped
+        (readyToSchedule = false; capacity.go:L597-601, L770-820 @v1.13.0). True when this session stalls."""
+        if not self.ssn.options.older("pr4864"):
+            return False
+        self._stall(f"{self.ssn.options.older_words('pr4864')}: {why}", f"Queue/{queue}", fld)
+        return True
 
     def _sum_text(self, r: Resource) -> str:
         """'cpu 4, memory 4Gi' in the input's units, for a session note."""
@@ -1385,6 +1408,8 @@ class CapacityPlugin(Plugin):
                 return REJECT
         if traced:
             self._file_enqueue_fit(min_req, path)
+        if self.ssn.options.older("pr5339"):  # capacity.go:L760-790 @v1.15.0: reserved at the vote
+            self.job_enqueued(job, at_vote=True)
         return PERMIT
 
     def _file_enqueue_fit(self, min_req: Resource, path: list[QueueAttr]) -> None:
@@ -1407,8 +1432,8 @@ class CapacityPlugin(Plugin):
                                **totals(terms, a.real_capability, dims, "<="),
                                **({"levels": [x.path() for x in path]} if i == 0 else {}))
 
-    def job_enqueued(self, job: Job) -> None:
-        if job.min_resources is None:
+    def job_enqueued(self, job: Job, at_vote: bool = False) -> None:
+        if job.min_resources is None or (self.ssn.options.older("pr5339") and not at_vote):
             return
         attr = self.attrs.get(job.queue)
         if attr is None:
@@ -1433,9 +1458,17 @@ class CapacityPlugin(Plugin):
         total_req = Resource.empty()
         for t in tasks:
             total_req.add(t.resreq)
+        if self.ssn.options.older("pr4659"):  # also before PR #5053: no realCapability check
+            return capacity_preemptive_v113(self, queue, attr, total_req)
         future = attr.allocated.clone().add(total_req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
         traced = self.trace.enabled
+        if not ok and self.ssn.options.older("pr5053"):  # capacity.go:L166-199 @v1.14.0 had no such check
+            if traced:
+                self.trace.because(self.name, "reclaimerRealCapability", f"{self.ssn.options.older_words('pr5053')}:"
+                                   f" queue {queue.name} exceeds its realCapability on {', '.join(failed)} but may "
+                                   "still reclaim", queue=queue.name, dimensions=failed, switch="pr5053")
+            ok = True
         if not ok:
             if traced:
                 self.trace.because(self.name, "reclaimerRealCapability",
@@ -1494,6 +1527,8 @@ class CapacityPlugin(Plugin):
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
         ssn = self.ssn
         trace = self.trace
+        if ssn.options.older("pr4919"):
+            return capacity_reclaimable_v113(self, reclaimer, reclaimees)
         if not self.ready:
             trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
             return [], REJECT

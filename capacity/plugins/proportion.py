@@ -39,6 +39,7 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
+from capacity.plugins.older import proportion_inqueue_v114, proportion_reclaim_less_partly
 from capacity.resources import (
     INFINITY,
     ZERO,
@@ -134,6 +135,8 @@ class ProportionPlugin(Plugin):
     def _build_attrs(self) -> None:
         self.attrs = build_flat_attrs(self.ssn, self.total, lambda q, unguaranteed: flat_limits(
             ProportionAttr(q), q, unguaranteed))
+        if self.ssn.options.older("pr5100"):
+            proportion_inqueue_v114(self)
 
     # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
     def _compute_deserved(self) -> None:
@@ -339,6 +342,8 @@ class ProportionPlugin(Plugin):
             allocated = allocations.get(attr.name)
             if allocated is None:
                 allocated = allocations[attr.name] = attr.allocated.clone()
+            if ssn.options.older("pr4160") and proportion_reclaim_less_partly(self, reclaimer, t, attr.name, allocated):
+                continue
             if not allocated.less_equal(attr.deserved, ZERO):
                 if trace.enabled:
                     _, over = allocated.less_equal_with_resources_name(attr.deserved, ZERO)
@@ -400,6 +405,8 @@ class ProportionPlugin(Plugin):
                                    inqueue=_dims(attr.inqueue, asked), elastic=_dims(attr.elastic, asked),
                                    realCapability=_dims(attr.real_capability, asked),
                                    **totals(terms, attr.real_capability, asked, "<="))
+            if self.ssn.options.older("pr5339"):  # proportion.go:L431-440 @v1.15.0: reserved at the vote
+                self.job_enqueued(job, at_vote=True)
             return PERMIT
         if self.trace.enabled:
             held = inqueue_jobs(self, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
@@ -415,8 +422,8 @@ class ProportionPlugin(Plugin):
                 **totals(terms, attr.real_capability, failed))
         return REJECT
 
-    def job_enqueued(self, job: Job) -> None:
-        if job.min_resources is None:
+    def job_enqueued(self, job: Job, at_vote: bool = False) -> None:
+        if job.min_resources is None or (self.ssn.options.older("pr5339") and not at_vote):
             return
         attr = self.attrs.get(job.queue)
         if attr is not None:
