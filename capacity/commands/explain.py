@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
-from capacity.commands.simulate import add_cluster_args, load, options
+from capacity.commands.simulate import add_cluster_args, load, options, seed_options
 from capacity.errors import InputError
 from capacity.text import safe_lines
 from capacity.versions.cli import chosen
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         answer = answer_queue(traced, args.queue, args.verbose)
     chosen_version = chosen(args, args.cluster)
-    versus = version_diff(before, args.cycles, chosen_version, options(args)) if chosen_version.lacking else None
+    versus = version_diff(before, args.cycles, chosen_version, seed_options(args)) if chosen_version.lacking else None
     whatif = None
     if args.what_if:
         from capacity.whatif import what_if

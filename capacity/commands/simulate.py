@@ -70,6 +70,12 @@ def print_warnings(warnings: list[Any]) -> None:
         print(f"warning: {safe(str(w))}", file=sys.stderr)
 
 
+def seed_options(args: argparse.Namespace) -> SessionOptions:
+    """The seed compatibility flags alone, as given on the command line."""
+    return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
+                          legacy_namespace_fairshare=args.legacy_namespace_fairshare)
+
+
 def options(args: argparse.Namespace) -> SessionOptions:
     """The session's switches: the seed flags and the chosen Volcano release (capacity/versions)."""
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,

@@ -64,8 +64,9 @@ _SEED_FLAGS = (("leaf_only_allocatable", "pr3940"), ("seed004_root_init", "pr497
 @dataclass(slots=True)
 class SessionOptions:
     """Which upstream changes this session lacks (capacity/versions): the one place the engine reads
-    a release's older behaviour from. All empty = Volcano HEAD. The three seed flags are the same
-    switches under their older names; either spelling turns the other on."""
+    a release's older behaviour from. All empty = Volcano HEAD. The three seed flags are switches of the
+    same table under their older names: a flag set turns its switch off, and a release lacking the switch
+    sets the flag."""
 
     leaf_only_allocatable: bool = False      # seed 003: hierarchical allocate checks only the leaf
     seed004_root_init: bool = False          # seed 004: root capability/deserved := cluster total
@@ -74,16 +75,22 @@ class SessionOptions:
     version: str = "HEAD"                    # the release chosen ("v1.13"), as a trace names it
 
     def __post_init__(self) -> None:
-        lacking = set(self.lacking)
+        self.lacking = frozenset(self.lacking)
         for flag, switch in _SEED_FLAGS:
-            if getattr(self, flag):
-                lacking.add(switch)
-            setattr(self, flag, switch in lacking)
-        self.lacking = frozenset(lacking)
+            if switch in self.lacking:
+                setattr(self, flag, True)
 
     def older(self, switch: str) -> bool:
         """True when the session runs the behaviour from before `switch`'s change."""
-        return switch in self.lacking
+        return switch in self.lacking or any(s == switch and getattr(self, f) for f, s in _SEED_FLAGS)
+
+    def set_by_release(self, flag: str) -> bool:
+        """True when the chosen release lacks the switch behind a seed flag (the flag cannot be turned off)."""
+        return any(f == flag and s in self.lacking for f, s in _SEED_FLAGS)
+
+    def all_lacking(self) -> frozenset[str]:
+        """Every switch this session runs the older behaviour of: the release's and the seed flags'."""
+        return self.lacking | {s for f, s in _SEED_FLAGS if getattr(self, f)}
 
     def older_words(self, switch: str) -> str:
         """The trace's words for a decision the older behaviour made ("v1.13: ... (before PR #4659 ...)")."""

@@ -25,21 +25,35 @@ def add_version_arg(s: argparse.ArgumentParser) -> None:
     s.add_argument("--volcano-version", type=release, default=None, metavar="VERSION", help=HELP)
 
 
-def detect(path: str) -> str | None:
-    """The release of the dump's volcano-scheduler image ("1.13.2"), None without one. Read again only when
-    the text names a scheduler image at all (a dump usually has none)."""
-    from capacity.limits import read_text_file
-    try:
-        text = read_text_file(path)
-    except Exception:  # noqa: BLE001 - the load proper reports an unreadable file
-        return None
+def detect_text(text: str, source: str = "input") -> str | None:
+    """The release of the dump's volcano-scheduler image ("1.13.2"), None without one. Parsed again only when
+    the text names a scheduler at all (a dump usually has none); a malformed dump is the loader's to report."""
     if "scheduler" not in text:
         return None
     from capacity.k8s import iter_documents
     from capacity.volcano_image import scheduler_version
     try:
-        return scheduler_version(list(iter_documents(text, path)))
+        return scheduler_version(list(iter_documents(text, source)))
     except Exception:  # noqa: BLE001 - the load proper reports malformed input
+        return None
+
+
+def detect(path: str) -> str | None:
+    """`detect_text` of a file."""
+    from capacity.limits import read_text_file
+    try:
+        return detect_text(read_text_file(path), path)
+    except Exception:  # noqa: BLE001 - the load proper reports an unreadable file
+        return None
+
+
+def known_or_none(found: str | None) -> Version | None:
+    """The release a detected image tag names, None when there is none or this engine does not know it."""
+    if not found:
+        return None
+    try:
+        return version(found)
+    except UnknownVersion:
         return None
 
 

@@ -55,10 +55,19 @@ class Difference:
     head: str       # the outcome on HEAD
     switches: list[str] = field(default_factory=list)
 
-    def sentence(self, label: str) -> str:
+    def sentence(self, label: str, other: str = "HEAD") -> str:
         who = ("pod " if self.kind in ("bind", "evict") else "job ") + self.subject
         what = "phase " if self.kind == "phase" else ""
-        return f"{who}: {what}{self.chosen} on {label}, {what}{self.head} on HEAD"
+        return f"{who}: {what}{self.chosen} on {label}, {what}{self.head} on {other}"
+
+    def because(self) -> list[str]:
+        """One line per responsible change: its PR, the release that has it, before and after."""
+        out = []
+        for sid in self.switches:
+            s = BY_ID[sid]
+            out.append(f"because of PR #{s.pr} ({sid}), in Volcano from {s.release}: before it, {s.before}; "
+                       f"from {s.release} on, {s.after}")
+        return out
 
     def as_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "subject": self.subject, "chosen": self.chosen, "head": self.head,
@@ -74,46 +83,57 @@ def _switch_dict(sid: str) -> dict[str, Any]:
 class VersionDiff:
     version: Version
     differences: list[Difference]
+    other: Version | None = None  # what it is compared with: HEAD unless given
+
+    @property
+    def other_label(self) -> str:
+        return self.other.label if self.other is not None else "HEAD"
 
     def lines(self) -> list[str]:
         """The text `explain` prints: nothing when the release decides as HEAD does."""
-        label = self.version.label
-        if self.version.name == HEAD:
+        label, other = self.version.label, self.other_label
+        if label == other:
             return []
         if not self.differences:
-            return [f"{label} decides as HEAD does on this scenario."]
-        out = [f"{label} decides differently from HEAD on this scenario:"]
+            return [f"{label} decides as {other} does on this scenario."]
+        out = [f"{label} decides differently from {other} on this scenario:"]
         for d in self.differences:
-            out.append(f"  {d.sentence(label)}")
-            for sid in d.switches:
-                s = BY_ID[sid]
-                out.append(f"    because of PR #{s.pr} ({sid}), in Volcano from {s.release}: before it, {s.before}; "
-                           f"from {s.release} on, {s.after}")
+            out.append(f"  {d.sentence(label, other)}")
+            out += [f"    {line}" for line in d.because()]
         return out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"version": self.version.label, "differences": [d.as_dict() for d in self.differences]}
+        return {"version": self.version.label, "comparedWith": self.other_label,
+                "differences": [d.as_dict() for d in self.differences]}
 
 
 def version_diff(cluster: Any, cycles: int, chosen: Version, base: SessionOptions | None = None) -> VersionDiff:
     """Run `cluster` on `chosen` and on HEAD and attribute each differing decision to a change."""
-    if chosen.name == HEAD or not chosen.lacking:
-        return VersionDiff(chosen, [])
+    return compare_releases(cluster, cycles, chosen, version(HEAD), base)
+
+
+def compare_releases(cluster: Any, cycles: int, chosen: Version, other: Version,
+                     base: SessionOptions | None = None) -> VersionDiff:
+    """Run `cluster` on two releases; each decision `chosen` makes differently from `other`, with the
+    changes (those one release has and the other lacks) responsible for it."""
+    between = chosen.lacking ^ other.lacking
+    if not between:
+        return VersionDiff(chosen, [], other)
     mine = outcomes(cluster, cycles, chosen.lacking, base)
-    head = outcomes(cluster, cycles, frozenset(), base)
-    differ = _differ(mine, head)
+    theirs = outcomes(cluster, cycles, other.lacking, base)
+    differ = _differ(mine, theirs)
     if not differ:
-        return VersionDiff(chosen, [])
-    order = sorted(chosen.lacking, key=lambda i: (BY_ID[i].minor, BY_ID[i].pr))
+        return VersionDiff(chosen, [], other)
+    order = sorted(between, key=lambda i: (BY_ID[i].minor, BY_ID[i].pr))
     responsible: dict[tuple[str, str], list[str]] = {k: [] for k in differ}
-    for sid in order:  # the release with this one change added
-        moved = _differ(mine, outcomes(cluster, cycles, chosen.lacking - {sid}, base)) & differ
+    for sid in order:  # `chosen` with this one change flipped to what `other` has
+        moved = _differ(mine, outcomes(cluster, cycles, chosen.lacking ^ {sid}, base)) & differ
         for k in moved:
             responsible[k].append(sid)
     unexplained = [k for k, v in responsible.items() if not v]
     if unexplained:
-        for sid in order:  # HEAD with this one change taken away
-            moved = _differ(head, outcomes(cluster, cycles, frozenset({sid}), base))
+        for sid in order:  # `other` with this one change flipped to what `chosen` has
+            moved = _differ(theirs, outcomes(cluster, cycles, other.lacking ^ {sid}, base))
             for k in unexplained:
                 if k in moved:
                     responsible[k].append(sid)
@@ -121,10 +141,6 @@ def version_diff(cluster: Any, cycles: int, chosen: Version, base: SessionOption
             if not responsible[k]:
                 responsible[k] = list(order)
     diffs = [Difference(kind, subject, mine.get((kind, subject), _ABSENT[kind]),
-                        head.get((kind, subject), _ABSENT[kind]), responsible[(kind, subject)])
+                        theirs.get((kind, subject), _ABSENT[kind]), responsible[(kind, subject)])
              for kind, subject in sorted(differ, key=lambda k: (k[1], k[0]))]
-    return VersionDiff(chosen, diffs)
-
-
-def head_version() -> Version:
-    return version(HEAD)
+    return VersionDiff(chosen, diffs, other)
