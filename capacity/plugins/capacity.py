@@ -34,7 +34,7 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
-from capacity.plugins.older import capacity_preemptive_v113, capacity_reclaimable_v113
+from capacity.plugins.older import capacity_preemptive_v113, capacity_reclaimable_v113, note_unchecked_queue_state
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -674,6 +674,9 @@ class CapacityPlugin(Plugin):
         self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
         self.hierarchy = ssn.hierarchy_enabled(self.name)
         level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
+        if ssn.options.older("pr5115") and "ancestorReclaimLevel" in self.args:  # no such argument @v1.14.0
+            ssn.notes.append(f"capacity: ancestorReclaimLevel is ignored: {ssn.options.older_words('pr5115')}")
+            level, warn = 0, ""
         if warn:
             ssn.notes.append(f"capacity: {warn}")
         if level < 0:
@@ -704,6 +707,8 @@ class CapacityPlugin(Plugin):
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         if self.trace.enabled and self.ready:
             self._file_figures()
+        if ssn.options.older("pr4263"):
+            note_unchecked_queue_state(self)
 
     # ---- the figures, for a trace ------------------------------------------------------------
     def _file_figures(self) -> None:
@@ -1301,7 +1306,7 @@ class CapacityPlugin(Plugin):
         return [attr, *reversed(attr.ancestors)]
 
     def _common_refusal(self, queue: QueueSpec, attr: QueueAttr | None) -> str | None:
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             return f"queue {queue.name} is {queue.state or 'not Open'} (state must be Open)"
         if not self.ready:
             return f"capacity is not ready to schedule: {self.not_ready_reason}"
@@ -1450,7 +1455,7 @@ class CapacityPlugin(Plugin):
         if not self.ready:
             self.trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
             return False
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is not Open")
             return False
         if attr is None:

@@ -106,3 +106,14 @@ def proportion_inqueue_v114(plugin: Any) -> None:
             continue
         attr.inqueue.sub_without_assert(_inqueue_of(job)).add(deduct_sch_gated(job, job.min_resources))
 
+
+
+def note_unchecked_queue_state(plugin: Any) -> None:
+    """Before PRs #4263, #4274 and #4307 (v1.12.0) neither capacity nor proportion read a queue's state: a
+    Closed queue's jobs were enqueued, allocated and reclaimed for like any other (capacity.go, proportion.go
+    @v1.11.0 have no QueueStateOpen check). One session note per queue that is not Open."""
+    ssn = plugin.ssn
+    for queue in ssn.queues.values():
+        if not queue.is_open():
+            ssn.notes.append(f"{plugin.name}: queue {queue.name} is {queue.state or 'not Open'}, but "
+                             f"{ssn.options.older_words('pr4263')}")

@@ -39,7 +39,11 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
-from capacity.plugins.older import proportion_inqueue_v114, proportion_reclaim_less_partly
+from capacity.plugins.older import (
+    note_unchecked_queue_state,
+    proportion_inqueue_v114,
+    proportion_reclaim_less_partly,
+)
 from capacity.resources import (
     INFINITY,
     ZERO,
@@ -130,6 +134,8 @@ class ProportionPlugin(Plugin):
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
         ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+        if ssn.options.older("pr4263"):
+            note_unchecked_queue_state(self)
 
     # ---- attributes (proportion.go:90-183) -----------------------------------------------------
     def _build_attrs(self) -> None:
@@ -285,7 +291,7 @@ class ProportionPlugin(Plugin):
     def _fits_deserved(self, queue: QueueSpec, req: Resource, subject: str, rule: str) -> bool:
         """queueAllocatable (proportion.go:335-388): Open, and allocated + req within deserved on the
         requested dimensions, strictly (no ε, pods ignored, a deserved key missing reads 0)."""
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
                                "(state must be Open)", queue=queue.name)
             return False
@@ -381,7 +387,7 @@ class ProportionPlugin(Plugin):
     # ---- enqueue (proportion.go:404-453) -------------------------------------------------------
     def job_enqueueable(self, job: Job) -> int:
         queue = self.ssn.queues[job.queue]
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
                                "(state must be Open)", queue=queue.name)
             return REJECT

@@ -47,6 +47,11 @@ SWITCHES: tuple[Switch, ...] = (
            "reclaimer's request",
            "capacity and proportion skipped every reclaimee of a queue whose allocation was below the "
            "reclaimer's request on some dimension, so smaller pods were never reclaimed"),
+    Switch("pr4263", 4263, "v1.12.0", "enqueue",
+           "capacity and proportion refuse to enqueue, allocate or reclaim for a queue that is not Open "
+           "(with PRs #4274 and #4307)",
+           "capacity and proportion did not read a queue's state: jobs of a Closed queue were enqueued, "
+           "allocated and reclaimed for like any other"),
     Switch("pr4354", 4354, "v1.13.0", "hierarchy",
            "a capability set on the root queue is kept",
            "the root queue's capability, deserved and realCapability were always the cluster total, "
@@ -76,6 +81,10 @@ SWITCHES: tuple[Switch, ...] = (
            "an Inqueue job's reservation counts only what its allocated pods do not already hold",
            "proportion counted an Inqueue job's whole minResources as inqueue even for pods already "
            "allocated, so they were counted twice"),
+    Switch("pr5115", 5115, "v1.15.0", "reclaim",
+           "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims",
+           "capacity had no ancestorReclaimLevel argument: it was ignored and only the leaf queues' deserved "
+           "decided reclaim"),
     Switch("pr5339", 5339, "HEAD", "enqueue",
            "capacity and proportion reserve a job's minResources only once every plugin let it in "
            "(JobEnqueuedFn)",
@@ -97,8 +106,6 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(4263, "v1.12.0", "allocate", "pods of a queue that is not Open are no longer allocated"),
-    Unmodelled(4307, "v1.12.0", "reclaim", "a reclaiming pod is no longer allocated in the same cycle"),
     Unmodelled(4119, "v1.12.0", "enqueue", "hierarchical capacity enqueue checks ancestors and leaf queues"),
     Unmodelled(3946, "v1.12.0", "capacity", "deserved is no longer clipped by the queue's request"),
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
@@ -107,7 +114,7 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4865, "v1.14.0", "capacity", "share of a best-effort queue (no deserved) computed from request"),
     Unmodelled(4774, "v1.14.0", "reclaim", "node future-idle resources count towards what reclaim frees"),
     Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against parent and siblings"),
-    Unmodelled(5115, "v1.15.0", "reclaim", "ancestorReclaimLevel option; victims tie-broken by task order"),
+    Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
     Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
     Unmodelled(5176, "v1.15.0", "hierarchy", "a scalar missing on the parent no longer counts as exceeded"),
     Unmodelled(5067, "v1.15.0", "reclaim", "per-node evictions isolated: a failed node commits no victims"),
