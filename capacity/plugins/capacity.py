@@ -34,7 +34,12 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
-from capacity.plugins.older import capacity_preemptive_v113, capacity_reclaimable_v113, note_unchecked_queue_state
+from capacity.plugins.older import (
+    capacity_preemptive_v113,
+    capacity_reclaimable_v113,
+    note_unchecked_queue_state,
+    parent_less_partly_v114,
+)
 from capacity.resources import (
     INFINITY,
     MAX_FLOAT,
@@ -1125,6 +1130,8 @@ class CapacityPlugin(Plugin):
                     if c.capability.scalars is None or k not in c.capability.scalars:
                         c.capability.set_scalar(k, v)
             over, names = c.capability.greater_partly(pcap, INFINITY)
+            if self.ssn.options.older("pr5176"):
+                over, names = parent_less_partly_v114(pcap, c.capability)
             if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
                                                 f"on {', '.join(names)}", c.name, "spec.capability"):
                 return

@@ -117,3 +117,12 @@ def note_unchecked_queue_state(plugin: Any) -> None:
         if not queue.is_open():
             ssn.notes.append(f"{plugin.name}: queue {queue.name} is {queue.state or 'not Open'}, but "
                              f"{ssn.options.older_words('pr4263')}")
+
+
+def parent_less_partly_v114(parent: Resource, child: Resource) -> tuple[bool, list[str]]:
+    """The child-capability check before PR #5176 (v1.15.0): `parent.LessPartly(child, Zero)`, so a scalar the
+    child names and the parent does not counted as exceeded (capacity.go:L856-861 @v1.14.0); with the names."""
+    names = [n for n, a, b in (("cpu", parent.cpu, child.cpu), ("memory", parent.memory, child.memory)) if a < b]
+    have = parent.scalars or {}
+    names += [k for k, v in (child.scalars or {}).items() if k not in have or have[k] < v]
+    return parent.less_partly(child, ZERO), names

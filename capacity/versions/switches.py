@@ -85,6 +85,10 @@ SWITCHES: tuple[Switch, ...] = (
            "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims",
            "capacity had no ancestorReclaimLevel argument: it was ignored and only the leaf queues' deserved "
            "decided reclaim"),
+    Switch("pr5176", 5176, "v1.15.0", "hierarchy",
+           "a resource the child's capability names and its parent's does not is not counted as exceeding it",
+           "a resource in a child's capability that its parent's capability did not name counted as exceeding "
+           "the parent (and, before PR #4864, stopped capacity)"),
     Switch("pr5339", 5339, "HEAD", "enqueue",
            "capacity and proportion reserve a job's minResources only once every plugin let it in "
            "(JobEnqueuedFn)",
@@ -111,12 +115,12 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
     Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
     Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
-    Unmodelled(4865, "v1.14.0", "capacity", "share of a best-effort queue (no deserved) computed from request"),
+    Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
+               "shares put queues with a deserved first"),
     Unmodelled(4774, "v1.14.0", "reclaim", "node future-idle resources count towards what reclaim frees"),
     Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against parent and siblings"),
     Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
     Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
-    Unmodelled(5176, "v1.15.0", "hierarchy", "a scalar missing on the parent no longer counts as exceeded"),
     Unmodelled(5067, "v1.15.0", "reclaim", "per-node evictions isolated: a failed node commits no victims"),
     Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
     Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
