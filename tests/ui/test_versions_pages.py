@@ -61,3 +61,14 @@ def test_compare_two_releases_names_the_change_behind_the_difference() -> None:
     assert "pod ns1/p18: not evicted on v1.13, evicted on HEAD" in warnings
     assert any(t.value.startswith("because of PR #4659 (pr4659), in Volcano from v1.14.0") for t in at.text)
     assert [m.value for m in at.metric if m.label == "Evictions"] == ["0", "1"]
+
+
+def test_decisions_page_names_the_change_when_head_decides_the_cycle_differently() -> None:
+    at = _open("pages/scheduler.py", DUMP.read_text() + SCHEDULER)  # v1.13, preselected
+    ws = at.session_state[WORKSPACE_KEY]
+    ws.step()
+    at.switch_page("pages/decisions.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="decisions_release_btn").click().run()
+    assert "pod ns1/p18: not evicted on v1.13, evicted on HEAD" in [w.value for w in at.warning]
+    assert any(t.value.startswith("because of PR #4659 (pr4659), in Volcano from v1.14.0") for t in at.text)
