@@ -1171,7 +1171,7 @@ class CapacityPlugin(Plugin):
 
     def _stall_before_4864(self, why: str, queue: str, fld: str) -> bool:
         """Before PR #4864 (v1.14.0) checkHierarchicalQueue returned these as errors and capacity stopped
-        (readyToSchedule = false; capacity.go:L597-601, L770-820 @v1.13.0). True when this session stalls."""
+        (readyToSchedule = false; capacity.go:L598-602, L752-822 @v1.13.0). True when this session stalls."""
         if not self.ssn.options.older("pr4864"):
             return False
         self._stall(f"{self.ssn.options.older_words('pr4864')}: {why}", f"Queue/{queue}", fld)
@@ -1420,7 +1420,7 @@ class CapacityPlugin(Plugin):
                 return REJECT
         if traced:
             self._file_enqueue_fit(min_req, path)
-        if self.ssn.options.older("pr5339"):  # capacity.go:L760-790 @v1.15.0: reserved at the vote
+        if self.ssn.options.older("pr5339"):  # capacity.go:L742-800 @v1.15.0: reserved at the vote
             self.job_enqueued(job, at_vote=True)
         return PERMIT
 

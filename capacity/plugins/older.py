@@ -18,7 +18,7 @@ def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Tas
     """capacity's ReclaimableFn before PR #4919 (v1.14.0): a reclaimee is a victim when its queue's
     allocation (less the victims already taken) is not within deserved on every dimension (unset scalars
     unlimited) and taking it leaves the guarantee; the reclaimer's request plays no part
-    (pkg/scheduler/plugins/capacity/capacity.go:L106-135 @v1.13.0). Before PR #4160 (v1.12.0) a queue whose
+    (pkg/scheduler/plugins/capacity/capacity.go:L105-133 @v1.13.0). Before PR #4160 (v1.12.0) a queue whose
     allocation was below the reclaimer's request on some dimension gave no victim at all
     (capacity.go:L121-131 @v1.11.0)."""
     ssn, trace, opts = plugin.ssn, plugin.trace, plugin.ssn.options
@@ -67,7 +67,7 @@ def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Tas
 
 def capacity_preemptive_v113(plugin: Any, queue: QueueSpec, attr: Any, total_req: Resource) -> bool:
     """capacity's PreemptiveFn before PR #4659 (v1.14.0): the queue may reclaim only when allocated + request
-    is within deserved on every requested dimension (capacity.go:L137-162 @v1.13.0)."""
+    is within deserved on every requested dimension (capacity.go:L135-161 @v1.13.0)."""
     opts = plugin.ssn.options
     future = attr.allocated.clone().add(total_req)
     ok, failed = future.less_equal_with_dimension_and_resources_name(attr.deserved, total_req)
@@ -98,7 +98,7 @@ def proportion_reclaim_less_partly(plugin: Any, reclaimer: Task, t: Task, queue:
 
 def proportion_inqueue_v114(plugin: Any) -> None:
     """proportion before PR #5100 (v1.15.0): an Inqueue job's inqueue was its whole minResources (less
-    gated pods), its already allocated pods counted a second time (proportion.go:L156-158 @v1.14.0)."""
+    gated pods), its already allocated pods counted a second time (proportion.go:L158-159 @v1.14.0)."""
     from capacity.plugins.capacity import _inqueue_of, deduct_sch_gated  # (capacity imports this module)
     for job in plugin.ssn.jobs.values():
         attr = plugin.attrs.get(job.queue)
@@ -121,7 +121,7 @@ def note_unchecked_queue_state(plugin: Any) -> None:
 
 def parent_less_partly_v114(parent: Resource, child: Resource) -> tuple[bool, list[str]]:
     """The child-capability check before PR #5176 (v1.15.0): `parent.LessPartly(child, Zero)`, so a scalar the
-    child names and the parent does not counted as exceeded (capacity.go:L856-861 @v1.14.0); with the names."""
+    child names and the parent does not counted as exceeded (capacity.go:L805 @v1.14.0); with the names."""
     names = [n for n, a, b in (("cpu", parent.cpu, child.cpu), ("memory", parent.memory, child.memory)) if a < b]
     have = parent.scalars or {}
     names += [k for k, v in (child.scalars or {}).items() if k not in have or have[k] < v]

@@ -411,7 +411,7 @@ class ProportionPlugin(Plugin):
                                    inqueue=_dims(attr.inqueue, asked), elastic=_dims(attr.elastic, asked),
                                    realCapability=_dims(attr.real_capability, asked),
                                    **totals(terms, attr.real_capability, asked, "<="))
-            if self.ssn.options.older("pr5339"):  # proportion.go:L431-440 @v1.15.0: reserved at the vote
+            if self.ssn.options.older("pr5339"):  # proportion.go:L432-437 @v1.15.0: reserved at the vote
                 self.job_enqueued(job, at_vote=True)
             return PERMIT
         if self.trace.enabled:
