@@ -118,10 +118,18 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
                "shares put queues with a deserved first"),
     Unmodelled(4774, "v1.14.0", "reclaim", "node future-idle resources count towards what reclaim frees"),
-    Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against parent and siblings"),
+    Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
+    Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
+    Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
+    Unmodelled(4864, "v1.14.0", "webhook", "queue admission checks a child against its parent and sibling sums"),
+    Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against ancestors and descendants, "
+               "depth (5) and root protection"),
     Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
     Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
     Unmodelled(5067, "v1.15.0", "reclaim", "per-node evictions isolated: a failed node commits no victims"),
     Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
     Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
+    Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job"),
+    Unmodelled(5796, "HEAD", "enqueue", "a PodGroup whose pods are terminating does not go back to Inqueue"),
+    Unmodelled(5818, "HEAD", "preempt", "the preemptor is no longer pushed back into the queue a second time"),
 )

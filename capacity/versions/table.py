@@ -60,7 +60,8 @@ def document() -> str:
         HEADER.rstrip(), "## The changes", switches_table(), seed_note,
         "## Releases", releases_table(),
         "## Found in Volcano's history, not modelled yet",
-        "On these, every release decides as HEAD does here.", unmodelled_table()]) + "\n"
+        "On these, every release decides as HEAD does here; the queue admission webhook's warnings (and "
+        "`--strict-admission`) are HEAD's on every release.", unmodelled_table()]) + "\n"
 
 
 if __name__ == "__main__":
