@@ -4,7 +4,7 @@ a test keeps the file equal to this output."""
 from __future__ import annotations
 
 from capacity.versions.releases import RELEASES, first_with, lacking
-from capacity.versions.switches import SWITCHES, UNMODELLED
+from capacity.versions.switches import SWITCHES, UNMODELLED, Unmodelled
 
 HEADER = """# Volcano releases and the changes that decide differently
 
@@ -44,7 +44,10 @@ def releases_table() -> str:
 
 def unmodelled_table() -> str:
     rows = ["| PR | release | area | change |", "| --- | --- | --- | --- |"]
-    for u in sorted(UNMODELLED, key=lambda u: (u.release, u.pr)):
+    def when(u: Unmodelled) -> tuple[int, ...]:
+        return (99,) if u.release == "HEAD" else tuple(int(x) for x in u.release.lstrip("v").split(".")[:2])
+
+    for u in sorted(UNMODELLED, key=lambda u: (when(u), u.pr)):
         rows.append(f"| [#{u.pr}](https://github.com/volcano-sh/volcano/pull/{u.pr}) | {u.release} | {u.area} | "
                     f"{_cell(u.what)} |")
     return "\n".join(rows)
