@@ -37,6 +37,7 @@ from capacity.plugins.figures import (
 from capacity.plugins.older import (
     capacity_preemptive_v113,
     capacity_reclaimable_v113,
+    leaf_only_enqueue_v111,
     note_unchecked_queue_state,
     parent_less_partly_v114,
 )
@@ -1392,6 +1393,8 @@ class CapacityPlugin(Plugin):
             return PERMIT
         min_req = job.min_resources
         traced = self.trace.enabled
+        if self.ssn.options.older("pr4119"):  # capacity.go:L214-239 @v1.11.0: the job's own queue only
+            path = leaf_only_enqueue_v111(self, attr)
         for a in path:
             # The same answer without building the sums where it cannot differ (enqueue_fits); the reference
             # where it can, and for the failing dimensions a trace names.
@@ -1453,7 +1456,7 @@ class CapacityPlugin(Plugin):
         add = deduct_sch_gated(job, job.min_resources)
         attr.inqueue.add(add)
         attr.dirty = True
-        if self.hierarchy:
+        if self.hierarchy and not self.ssn.options.older("pr4119"):  # @v1.11.0 the leaf's inqueue only
             for anc in attr.ancestors:
                 anc.inqueue.add(add)
 

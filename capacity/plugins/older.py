@@ -126,3 +126,13 @@ def parent_less_partly_v114(parent: Resource, child: Resource) -> tuple[bool, li
     have = parent.scalars or {}
     names += [k for k, v in (child.scalars or {}).items() if k not in have or have[k] < v]
     return parent.less_partly(child, ZERO), names
+
+
+def leaf_only_enqueue_v111(plugin: Any, attr: Any) -> list[Any]:
+    """capacity's JobEnqueueableFn before PR #4119 (v1.12.0): with hierarchy on, only the job's own (leaf) queue
+    was checked and reserved, never its ancestors (capacity.go:L214-239 @v1.11.0). Returns the levels to check."""
+    if plugin.hierarchy and attr.ancestors and plugin.trace.enabled:
+        plugin.trace.because(plugin.name, "leafOnlyEnqueue", f"{plugin.ssn.options.older_words('pr4119')}: only "
+                             f"queue {attr.name} is checked, not {', '.join(a.name for a in reversed(attr.ancestors))}",
+                             queue=attr.name, switch="pr4119")
+    return [attr]

@@ -42,6 +42,11 @@ SWITCHES: tuple[Switch, ...] = (
            "hierarchical allocate checks the leaf queue's and every ancestor's realCapability",
            "hierarchical allocate checked only the leaf queue's realCapability (seed 003)",
            flag="--leaf-only-allocatable"),
+    Switch("pr4119", 4119, "v1.12.0", "enqueue",
+           "hierarchical enqueue checks the job's leaf queue and every ancestor's realCapability, and reserves "
+           "the job's minResources on each",
+           "hierarchical enqueue checked and reserved only the job's own leaf queue, so a full parent still "
+           "admitted jobs"),
     Switch("pr4160", 4160, "v1.12.0", "reclaim",
            "capacity and proportion may pick a victim whatever its queue's allocation is compared with the "
            "reclaimer's request",
@@ -110,7 +115,6 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(4119, "v1.12.0", "enqueue", "hierarchical capacity enqueue checks ancestors and leaf queues"),
     Unmodelled(3946, "v1.12.0", "capacity", "deserved is no longer clipped by the queue's request"),
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
     Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
