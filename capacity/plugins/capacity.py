@@ -37,6 +37,8 @@ from capacity.plugins.figures import (
 from capacity.plugins.older import (
     capacity_preemptive_v113,
     capacity_reclaimable_v113,
+    clip_child_deserved_v112,
+    clip_flat_deserved_v111,
     leaf_only_enqueue_v111,
     note_unchecked_queue_state,
     parent_less_partly_v114,
@@ -805,6 +807,8 @@ class CapacityPlugin(Plugin):
             return attr
 
         self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
+        if ssn.options.older("pr3946"):
+            clip_flat_deserved_v111(self)
         for name, attr in self.attrs.items():
             if name not in taken:  # (a taken attribute holds the share of the same numbers already)
                 update_share(attr)
@@ -914,7 +918,7 @@ class CapacityPlugin(Plugin):
             root.real_capability = root.capability
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
-        if cache is not None and self.ready:
+        if cache is not None and self.ready and not ssn.options.older("pr3946"):  # (pr3946: deserved reads requests)
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
@@ -1147,6 +1151,8 @@ class CapacityPlugin(Plugin):
             real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
             real.min_dimension_resource(c.capability, INFINITY)
             c.real_capability = real
+            if self.ssn.options.older("pr4354"):
+                sum_d = clip_child_deserved_v112(self, c, sum_d)
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children and self._stall_before_4864(

@@ -11,7 +11,7 @@ from typing import Any
 from capacity.framework.session import PERMIT, REJECT
 from capacity.model import PodGroupPhase, QueueSpec, Task
 from capacity.plugins.figures import amounts, requested
-from capacity.resources import INFINITY, ZERO, Resource
+from capacity.resources import INFINITY, ZERO, Resource, res_max
 
 
 def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
@@ -136,3 +136,26 @@ def leaf_only_enqueue_v111(plugin: Any, attr: Any) -> list[Any]:
                              f"queue {attr.name} is checked, not {', '.join(a.name for a in reversed(attr.ancestors))}",
                              queue=attr.name, switch="pr4119")
     return [attr]
+
+
+def clip_child_deserved_v112(plugin: Any, child: Any, sum_d: Resource) -> Resource:
+    """Hierarchical deserved before PR #4354 (v1.13.0): each child's deserved clipped to its realCapability, on
+    v1.11 also to its request (a resource it does not request read as 0: PR #3946, v1.12.0), then raised to its
+    guarantee; the children's sum follows (capacity.go:L683-692 @v1.11.0, @v1.12.0 without the request line).
+    Returns the new sum of the children's deserved. A new Resource: the old one may be shared."""
+    old = child.deserved
+    d = old.clone().min_dimension_resource(child.real_capability, INFINITY)
+    if plugin.ssn.options.older("pr3946"):
+        d.min_dimension_resource(child.request, ZERO)
+    child.deserved = res_max(d, child.guarantee)
+    return sum_d.clone().sub_without_assert(old).add(child.deserved)
+
+
+def clip_flat_deserved_v111(plugin: Any) -> None:
+    """Flat deserved before PR #3946 (v1.12.0): clipped to the queue's request (allocated and pending pods; a
+    resource not requested kept), then raised to the guarantee (capacity.go:L372-378 @v1.11.0). New Resources
+    (the old ones may be shared with a cached tree); the share follows."""
+    from capacity.plugins.capacity import update_share  # (capacity imports this module)
+    for attr in plugin.attrs.values():
+        attr.deserved = res_max(attr.deserved.clone().min_dimension_resource(attr.request, INFINITY), attr.guarantee)
+        update_share(attr)

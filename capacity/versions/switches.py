@@ -47,6 +47,10 @@ SWITCHES: tuple[Switch, ...] = (
            "the job's minResources on each",
            "hierarchical enqueue checked and reserved only the job's own leaf queue, so a full parent still "
            "admitted jobs"),
+    Switch("pr3946", 3946, "v1.12.0", "capacity",
+           "a queue's deserved is what its spec says (clipped only by its realCapability)",
+           "capacity clipped each queue's deserved to what its pods requested (hierarchical: a resource not "
+           "requested read as 0), so an idle queue deserved nothing"),
     Switch("pr4160", 4160, "v1.12.0", "reclaim",
            "capacity and proportion may pick a victim whatever its queue's allocation is compared with the "
            "reclaimer's request",
@@ -58,9 +62,10 @@ SWITCHES: tuple[Switch, ...] = (
            "capacity and proportion did not read a queue's state: jobs of a Closed queue were enqueued, "
            "allocated and reclaimed for like any other"),
     Switch("pr4354", 4354, "v1.13.0", "hierarchy",
-           "a capability set on the root queue is kept",
-           "the root queue's capability, deserved and realCapability were always the cluster total, "
-           "even when the root queue set a capability"),
+           "a capability set on the root queue is kept, and a child's deserved is not clipped to its "
+           "realCapability",
+           "the root queue's capability, deserved and realCapability were always the cluster total, even when "
+           "root set a capability, and each child's deserved was clipped to its realCapability"),
     Switch("pr4659", 4659, "v1.14.0", "capacity",
            "a queue may reclaim when allocated + request stays within deserved on at least one requested "
            "dimension",
@@ -115,7 +120,6 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(3946, "v1.12.0", "capacity", "deserved is no longer clipped by the queue's request"),
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
     Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
     Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
