@@ -158,4 +158,5 @@ def clip_flat_deserved_v111(plugin: Any) -> None:
     from capacity.plugins.capacity import update_share  # (capacity imports this module)
     for attr in plugin.attrs.values():
         attr.deserved = res_max(attr.deserved.clone().min_dimension_resource(attr.request, INFINITY), attr.guarantee)
+        attr.fixed = None  # its numbers are this session's, not the cached spec-fixed ones (QueueAttr.summary)
         update_share(attr)
