@@ -129,3 +129,20 @@ def test_lint_on_an_older_release_reports_the_stall_it_would_cause() -> None:
     assert rules and rules[0]["severity"] == "error" and "PR #4864" in rules[0]["message"]
     new = json.loads(_cli("lint", str(dump), "--format", "json").stdout)
     assert not [f for f in new["findings"] if f["rule"] == "release-behaviour"]
+
+
+def test_replay_and_bench_take_the_version_too() -> None:
+    dump = CASES / "pr5053-reclaim-beyond-realcapability-v1.14" / "cluster.yaml"
+    proc = _cli("replay", "cluster", str(dump), "--volcano-version", "1.14", "--max-cycles", "1", "--every-cycle",
+                "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    bad = _cli("bench", "--volcano-version", "0.9", "--only", "s1")
+    assert bad.returncode == 2 and "known: 1.11, 1.12, 1.13, 1.14, 1.15, head" in bad.stderr
+
+
+def test_a_release_sets_the_seed_flag_it_implies_and_a_flag_alone_is_not_a_release() -> None:
+    v13 = SessionOptions(lacking=version("1.13").lacking, version="v1.13")
+    assert v13.set_by_release("seed004_root_init") and not v13.set_by_release("leaf_only_allocatable")
+    flag = SessionOptions(seed004_root_init=True)
+    assert flag.older("pr4973") and not flag.set_by_release("seed004_root_init") and flag.version == "HEAD"
+    assert flag.all_lacking() == frozenset({"pr4973"})
