@@ -75,6 +75,14 @@ SWITCHES: tuple[Switch, ...] = (
            "dimension they use; a pod using nothing its queue deserves is a victim at once",
            "capacity took any reclaimee of a queue whose allocation exceeded deserved on some dimension, "
            "whatever resources the reclaimer needed"),
+    Switch("pr4774", 4774, "v1.14.0", "reclaim",
+           "reclaim counts the node's idle resources with what the victims free, and stops evicting once the "
+           "pod fits",
+           "reclaim counted only what the victims freed, so it evicted until the victims alone covered the pod "
+           "even where the node had room already"),
+    Switch("pr4794", 4794, "v1.14.0", "reclaim",
+           "reclaim's evictions for a job are kept only if the job ends up pipelined (a statement per job)",
+           "reclaim evicted at once: victims stayed evicted even when the job was never pipelined"),
     Switch("pr4864", 4864, "v1.14.0", "hierarchy",
            "a queue tree that breaks the hierarchy rules is logged and scheduling goes on",
            "a queue tree whose children asked more than their parent allowed stopped every "
@@ -125,16 +133,16 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
     Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
                "shares put queues with a deserved first"),
-    Unmodelled(4774, "v1.14.0", "reclaim", "node future-idle resources count towards what reclaim frees"),
     Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
     Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
     Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
     Unmodelled(4864, "v1.14.0", "webhook", "queue admission checks a child against its parent and sibling sums"),
     Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against ancestors and descendants, "
                "depth (5) and root protection"),
+    Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
+               "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
     Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
     Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
-    Unmodelled(5067, "v1.15.0", "reclaim", "per-node evictions isolated: a failed node commits no victims"),
     Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
     Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
     Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job"),
