@@ -131,12 +131,12 @@ def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[An
 
 # ---- the figures ----------------------------------------------------------------------------------
 
-def s1(folder: str, runs: int, **kw: Any) -> tuple[Figure, Any]:
+def s1(folder: str, runs: int, options: Any = None, **kw: Any) -> tuple[Figure, Any]:
     from capacity.openb import s1_cluster
     from capacity.scheduler import run_cycle
     from capacity.trace import Trace
     fig = Figure("S1 full cycle", "s", 1.0)
-    res = measure(fig, runs, lambda: s1_cluster(folder, **kw), lambda c: run_cycle(c, Trace(enabled=False)))
+    res = measure(fig, runs, lambda: s1_cluster(folder, **kw), lambda c: run_cycle(c, Trace(enabled=False), options))
     fig.note = f"{len(res.binds)} binds, {len(res.evicted)} evictions"
     return fig, res
 
@@ -406,7 +406,7 @@ def run(args: argparse.Namespace) -> int:
           f"(replays {args.replay_runs}); data {os.path.abspath(args.data)}", flush=True)
     for name in wanted:
         if name == "s1":
-            figs = [s1(openb, args.runs)[0]]
+            figs = [s1(openb, args.runs, getattr(args, "session_options", None))[0]]
         elif name == "trace":
             figs = [trace_cost(openb, args.runs)]
         elif name == "steady":

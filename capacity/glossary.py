@@ -44,6 +44,8 @@ KINDS: dict[str, str] = {
     "preemptableVote": "a plugin's choice of pods preempt may evict",
     "preemptableResult": "the pods preempt may evict (the deciding tier's answer)",
     "victimsInsufficient": "the allowed victims would not free enough",
+    "victimsAloneShort": "an older release counted only what the victims freed, not the node's idle room",
+    "evictionsKept": "an older release kept the evictions although the job was not pipelined",
     "tentativeEvict": "victim marked for eviction (committed only if the attempt succeeds)",
     "evict": "pod evicted",
     "preemptSkipJob": "job skipped by preempt as not valid",

@@ -283,13 +283,15 @@ BUG_SWITCHES = ("leaf_only_allocatable", "seed004_root_init")
 def _also_at_head(trial: Cluster, job_uid: str, targets: set[str], horizon: int, options: SessionOptions | None,
                   change: Change, answer: WhatIf) -> bool:
     """With a bug switch on, a change must also work in Volcano HEAD (all switches off); else it is noted."""
-    if options is None or not any(getattr(options, s) for s in BUG_SWITCHES):
+    # A switch the chosen Volcano release lacks is that release's behaviour, not a bug to avoid (capacity/versions).
+    if options is None or not any(getattr(options, s) and not options.set_by_release(s) for s in BUG_SWITCHES):
         return True
-    head = SessionOptions(legacy_namespace_fairshare=options.legacy_namespace_fairshare)
+    head = SessionOptions(legacy_namespace_fairshare=options.legacy_namespace_fairshare, lacking=options.lacking,
+                          version=options.version)
     if _success(_run(trial, job_uid, targets, horizon, head), targets):
         return True
     on = ", ".join("--" + s.replace("_", "-").replace("seed004-root-init", "seed004-root")
-                   for s in BUG_SWITCHES if getattr(options, s))
+                   for s in BUG_SWITCHES if getattr(options, s) and not options.set_by_release(s))
     answer.compat_only.append(f"{change.description}: works only with {on}; in Volcano HEAD it does not bind")
     return False
 

@@ -1,5 +1,6 @@
-"""Compare: the current scenario under two configurations (another scheduler conf, or a compatibility switch on
-and off), side by side: binds, evictions, pipelined jobs, PodGroup phases and enqueue verdicts (with each
+"""Compare: the current scenario under two configurations (another scheduler conf, another Volcano release, or a
+compatibility switch on and off), side by side (two releases: each decision that differs with the change named):
+binds, evictions, pipelined jobs, PodGroup phases and enqueue verdicts (with each
 side's answer where they differ), queue shares and treemaps."""
 
 from __future__ import annotations
@@ -12,18 +13,23 @@ from capacity.charts import TREEMAP_METRICS, resource_names, treemap
 from capacity.compare import MAX_JOB_ANSWERS, Comparison, Config, Side, compare
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
+from capacity.versions import BY_ID, HEAD, RELEASES, parse_version, version
+from capacity.versions.cli import session_kwargs
+from capacity.versions.diff import VersionDiff, compare_releases
 from ui.state import get_workspace
 from ui.text import md_escape
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
 RESULT_KEY = "compare_result"
-SWITCHES = [f.name for f in fields(SessionOptions)]
+SWITCHES = [f.name for f in fields(SessionOptions) if f.type in ("bool", bool)]
 MAX_DIFFERING_JOBS = MAX_JOB_ANSWERS  # the jobs whose answers the engine reads
 
 
 def _config(side: str) -> Config:
-    options = SessionOptions(**{name: bool(st.session_state.get(f"cmp_{side}_{name}")) for name in SWITCHES})
+    release = version(str(st.session_state.get(f"cmp_{side}_version") or HEAD))
+    options = SessionOptions(**{name: bool(st.session_state.get(f"cmp_{side}_{name}")) for name in SWITCHES},
+                             **session_kwargs(release))
     conf = str(st.session_state.get(f"cmp_conf_{side}") or "")
     return Config(str(st.session_state.get(f"cmp_label_{side}") or side.upper()), options, conf or None)
 
@@ -34,12 +40,26 @@ def _run() -> None:
     except InputError as err:
         st.session_state[RESULT_KEY] = {"error": str(err)}
         return
-    st.session_state[RESULT_KEY] = {"scenario": ws.scenario, "cycle": ws.cycle, "result": result}
+    releases = None
+    a, b = result.a.config, result.b.config
+    if a.options.version != b.options.version:
+        ticked = [{n: bool(st.session_state.get(f"cmp_{side}_{n}")) for n in SWITCHES} for side in ("a", "b")]
+        if (a.conf_text, b.conf_text) == (None, None) and ticked[0] == ticked[1]:
+            releases = compare_releases(ws.cluster, result.cycles, version(a.options.version),
+                                        version(b.options.version), SessionOptions(**ticked[0]))
+        else:
+            releases = "other"
+    st.session_state[RESULT_KEY] = {"scenario": ws.scenario, "cycle": ws.cycle, "result": result,
+                                    "releases": releases}
 
 
 def _side_inputs(side: str, column) -> None:
     with column:
         st.text_input("Label", value=f"Configuration {side.upper()}", key=f"cmp_label_{side}")
+        if f"cmp_{side}_version" not in st.session_state:  # the release the Scheduler page runs, at first
+            st.session_state[f"cmp_{side}_version"] = parse_version(ws.options.version)
+        st.selectbox("Volcano version", RELEASES, key=f"cmp_{side}_version",
+                     format_func=lambda n: "HEAD" if n == HEAD else f"v{n}")
         for name in SWITCHES:
             st.checkbox(name, key=f"cmp_{side}_{name}")
         st.text_area("volcano-scheduler.conf (empty: the scenario's own)", key=f"cmp_conf_{side}", height=140,
@@ -49,7 +69,8 @@ def _side_inputs(side: str, column) -> None:
 def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
     st.subheader(md_escape(side.config.label))
     on = [name for name in SWITCHES if getattr(side.config.options, name)]
-    st.caption(("switches: " + ", ".join(on) if on else "no compatibility switch") + " · " +
+    st.caption(f"Volcano {side.config.options.version} · " +
+               ("switches: " + ", ".join(on) if on else "no compatibility switch") + " · " +
                ("own conf" if side.config.conf_text else "the scenario's conf"))
     if side.error:
         st.error(side.error, icon=":material/error:")
@@ -87,6 +108,29 @@ def _job_verdicts(rows: list[dict], a: Side, b: Side) -> None:
                     st.text(row[f"{name} why"] or missing)
     if len(differing) > MAX_DIFFERING_JOBS:
         st.caption(f"… and {len(differing) - MAX_DIFFERING_JOBS} more jobs that differ (all in the table above).")
+
+
+def _releases(diff: VersionDiff | str | None) -> None:
+    """Two releases on the same dump: each decision that differs, with the change (PR, release) behind it."""
+    if diff is None:
+        return
+    st.markdown("**Decisions that differ between the two Volcano releases**")
+    if isinstance(diff, str):
+        st.caption("The sides differ in configuration or switches too: give both the same to see which Volcano "
+                   "change makes each decision differ.")
+        return
+    label, other = diff.version.label, diff.other_label
+    if not diff.differences:
+        st.success(f"{label} and {other} decide the same on this scenario.", icon=":material/check:")
+        return
+    st.dataframe([{"decision": d.sentence(label, other).split(":", 1)[0], label: d.chosen, other: d.head,
+                   "because of": ", ".join(f"PR #{BY_ID[i].pr} ({BY_ID[i].release})" for i in d.switches)}
+                  for d in diff.differences], hide_index=True, key="cmp_releases")
+    for i, d in enumerate(diff.differences):
+        with st.container(border=True, key=f"cmp_release_diff_{i}"):
+            st.warning(d.sentence(label, other), icon=":material/difference:")
+            for line in d.because():
+                st.text(line)
 
 
 def _table(title: str, rows: list[dict], key: str, a: str, b: str) -> None:
@@ -136,6 +180,7 @@ st.caption("Treemaps and the \"next\" shares: the queues as the next cycle would
            "cycle closed (in hierarchical mode ancestors' shares are only refreshed when a session opens).")
 
 la, lb = cmp.a.config.label, cmp.b.config.label
+_releases(stored.get("releases"))
 _table("Binds (node per side)", cmp.binds, "cmp_binds", la, lb)
 _table("Evictions", cmp.evictions, "cmp_evictions", la, lb)
 _table("Pipelined jobs (last cycle)", cmp.pipelined, "cmp_pipelined", la, lb)

@@ -11,14 +11,17 @@ import streamlit as st
 
 from capacity.errors import InputError
 from capacity.explain import victim_table
+from capacity.framework.session import SessionOptions
 from capacity.trace import Record
+from capacity.versions import parse_version, version
+from capacity.versions.diff import version_diff
 from capacity.views_paging import contains, paginate
 from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
 from ui.paging import page_picker, paged_table
-from ui.state import get_workspace
+from ui.state import get_workspace, option_names
 from ui.text import md_escape
 from ui.views import reason_lines, record_index, trace_jsonl
 from ui.widgets import scenario_caption
@@ -33,6 +36,31 @@ def _what_if(cycle: int, job: str) -> None:
     """The changes Volcano would accept that place (or, with no pods yet, admit) the job after `cycle`, each proven
     by re-running it; or that none is needed."""
     ws.whatif[(cycle, job)] = what_if(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+
+
+def _release_difference(cycle: int, before) -> None:
+    """This cycle on Volcano HEAD too: each decision the chosen release makes differently, with the change behind it."""
+    own = {n: getattr(ws.options, n) and not ws.options.set_by_release(n) for n in option_names(ws.options)}
+    release = version(ws.options.version)
+    st.session_state["decisions_release_diff"] = ((ws.scenario, cycle, release.name),
+                                                  version_diff(before, 1, release, SessionOptions(**own)))
+
+
+def _release_offer(cycle: int, before) -> None:
+    st.button(f"Would Volcano HEAD decide this cycle differently from {ws.options.version}?",
+              key="decisions_release_btn", on_click=_release_difference, args=(cycle, before),
+              icon=":material/difference:", help="Runs the cycle again on HEAD and names the change (pull request, "
+              "first release) behind each decision that differs")
+    got = st.session_state.get("decisions_release_diff")
+    if got is None or got[0] != (ws.scenario, cycle, parse_version(ws.options.version)):
+        return
+    diff = got[1]
+    if not diff.differences:
+        st.success(f"HEAD decides cycle {cycle} as {ws.options.version} does.", icon=":material/check:")
+    for d in diff.differences:
+        st.warning(d.sentence(diff.version.label, diff.other_label), icon=":material/difference:")
+        for line in d.because():
+            st.text(line)
 
 
 def _what_if_offer(cycle: int, job: str) -> None:
@@ -206,6 +234,8 @@ if chosen is not None:
         _record_lines(index.about_queue(chosen), f"queue {chosen} or its jobs")
 
 show_session_notes(cycle_notes(ws, cycle), cycle)
+if ws.options.lacking:
+    _release_offer(cycle, step.before)
 
 # ---- the whole cycle ----------------------------------------------------------------------------------------
 st.subheader(f"Every decision of cycle {cycle}")

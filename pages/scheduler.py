@@ -1,5 +1,6 @@
-"""Scheduler: the configuration's actions and tiers (editable), capacity's hierarchy on/off, and the engine's
-compatibility switches (older Volcano behaviour: leaf-only allocatable, seed004 root init, legacy namespace
+"""Scheduler: the configuration's actions and tiers (editable), capacity's hierarchy on/off, the Volcano release
+to reproduce (preselected from the dump's scheduler image), and the engine's compatibility switches
+(older Volcano behaviour: leaf-only allocatable, seed004 root init, legacy namespace
 fair share). Configuration edits go through `capacity.edit` and are refused where Volcano would refuse them."""
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ import streamlit as st
 
 from capacity import edit
 from capacity.conf import SIMULATED_ACTIONS, SWITCH_DEFAULTS
+from capacity.framework.session import SessionOptions
 from capacity.lint import CONF_OBJ
+from capacity.versions import BY_ID, HEAD, RELEASES, parse_version, version
+from capacity.versions.cli import known_or_none, session_kwargs
 from ui.editing import draft, form_token, seed_form, show_notice, value
 from ui.state import get_workspace, option_names
 from ui.widgets import scenario_caption, show_findings, show_problem
@@ -45,6 +49,18 @@ def _hierarchy() -> None:
 
 def _set_option(name: str) -> None:
     ws.options = replace(ws.options, **{name: bool(st.session_state[f"sched_option_{name}"])})
+
+
+def _set_version() -> None:
+    """A release runs as its own set of switches: the seed toggles start again from what it implies."""
+    ws.options = SessionOptions(**session_kwargs(version(str(st.session_state["sched_version"]))))
+    for name in option_names(ws.options):  # the toggles show the new release's switches
+        st.session_state.pop(f"sched_option_{name}", None)
+
+
+def _version_label(name: str) -> str:
+    label = "HEAD (Volcano's main branch, ed72c7c8)" if name == HEAD else f"v{name}"
+    return label + (" · detected in the dump" if detected is not None and detected.name == name else "")
 
 
 def tier_rows() -> list[dict[str, Any]]:
@@ -96,8 +112,29 @@ with st.form("sched_conf_form", border=True):
     st.text_area("volcano-scheduler.conf", key="sch_conf", height=320)
     st.form_submit_button("Apply configuration", key="sch_conf_apply", type="primary", on_click=_conf)
 
+st.header("Volcano version")
+detected = known_or_none(ws.detected_version)
+current = parse_version(ws.options.version)
+st.session_state["sched_version"] = current
+st.selectbox("Reproduce the decisions of", RELEASES, key="sched_version", format_func=_version_label,
+             on_change=_set_version, help="Each release runs the older rule of every change it does not have yet "
+             "(docs/VERSIONS.md); the decision trace names the change when it decided.")
+if ws.detected_version and detected is None:
+    st.caption(f"The dump's volcano-scheduler image is {ws.detected_version}, a release without a switch set here: "
+               "choose the nearest one.")
+elif ws.detected_version:
+    st.caption(f"Preselected from the dump's volcano-scheduler image ({ws.detected_version}).")
+off = sorted(ws.options.lacking, key=lambda i: BY_ID[i].pr)
+if off:
+    st.dataframe([{"change": f"PR #{BY_ID[i].pr}", "in Volcano from": BY_ID[i].release, "area": BY_ID[i].area,
+                   f"on {ws.options.version}": BY_ID[i].before} for i in off], hide_index=True, key="sched_changes")
+    st.caption("Compare runs the same dump on two releases and names the change behind each decision that differs.")
+else:
+    st.caption("Every change of docs/VERSIONS.md is on: the engine decides as Volcano HEAD.")
+
 st.header("Compatibility switches")
-st.caption("Older Volcano behaviour the seeds describe; all off = Volcano HEAD. They apply from the next cycle.")
+st.caption("Older Volcano behaviour the seeds describe; all off = Volcano HEAD. They apply from the next cycle. "
+           "A switch the chosen release lacks is on and cannot be turned off here.")
 for name in option_names(ws.options):
     st.toggle(name, value=getattr(ws.options, name), key=f"sched_option_{name}", on_change=_set_option,
-              args=(name,), help=SWITCH_HELP.get(name))
+              args=(name,), help=SWITCH_HELP.get(name), disabled=ws.options.set_by_release(name))

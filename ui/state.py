@@ -32,6 +32,7 @@ from capacity.lint import Finding, lint
 from capacity.scheduler import gc_paused, open_session, run_cycle
 from capacity.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
 from capacity.trace import Record, Trace
+from capacity.versions.cli import detect_text, known_or_none, session_kwargs
 
 #: The single session-state key that holds the workspace.
 WORKSPACE_KEY = "workspace"
@@ -156,6 +157,8 @@ class Workspace:
     fixes: dict[str, PendingFix] = field(default_factory=dict)
     #: the answer model's last run (ui.answers.workspace_run): (last step, (cycle, first cycle), run)
     answer_run: Any = field(default=None, repr=False, compare=False)
+    #: the release named by the loaded dump's volcano-scheduler image ("1.13.2"), if any (capacity/versions)
+    detected_version: str | None = None
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -179,6 +182,10 @@ class Workspace:
         self.whatif.clear()
         self.numbers_memo, self.answer_run = None, None
         self.drafts, self.findings, self.findings_key = {}, [], ()
+        self.detected_version = detect_text(text, source)
+        release = known_or_none(self.detected_version)
+        if release is not None:  # the release the dump's scheduler runs, preselected (the Scheduler page)
+            self.options = SessionOptions(**session_kwargs(release))
         return True
 
     def load_fixture(self, name: str) -> bool:

@@ -120,7 +120,7 @@ def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
     (by identity: specs are replaced, not changed in place, when edited), the total, the seed switch."""
     return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
             total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
-            ssn.options.seed004_root_init)
+            ssn.options.seed004_root_init, ssn.options.all_lacking())
 
 
 def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | None:

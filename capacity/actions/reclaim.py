@@ -18,7 +18,7 @@ from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
 from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.nodefit import unresolvable_mask
-from capacity.resources import ZERO
+from capacity.resources import ZERO, Resource, to_dict
 
 
 def execute(ssn: Session) -> None:
@@ -88,6 +88,11 @@ def execute(ssn: Session) -> None:
                     continue
                 reclaim_for_task(ssn, stmt, task, job)
             if ssn.job_pipelined(job):
+                stmt.commit()
+            elif ssn.options.older("pr4794"):  # reclaim.go:L194-211 @v1.13.0 evicted at once, no statement
+                if ssn.trace.enabled and stmt.operations:
+                    ssn.trace.event("evictionsKept", job.uid, True, words=ssn.options.older_words("pr4794"),
+                                    switch="pr4794")
                 stmt.commit()
             else:
                 stmt.discard()
@@ -166,7 +171,8 @@ def _reclaim_on(ssn: Session, stmt: Statement, task: Task, node: Node, reclaimee
         if ssn.trace.enabled:
             ssn.trace.event("victimsInsufficient", task.key, node.name, victims=[v.key for v in victims])
         return False
-    avail = node.future_idle()
+    # Before PR #4774 (v1.14.0) only what the victims free counted, not the node's idle (reclaim.go:L193-216 @v1.13.0)
+    avail = Resource.empty() if ssn.options.older("pr4774") else node.future_idle()
     node_stmt = Statement(ssn)
     evicted = False
     traced = ssn.trace.enabled
@@ -180,7 +186,13 @@ def _reclaim_on(ssn: Session, stmt: Statement, task: Task, node: Node, reclaimee
         avail.add(v.resreq)
         evicted = True
     if not task.init_resreq.less_equal(avail, ZERO):
-        node_stmt.discard()
+        if traced and ssn.options.older("pr4774"):
+            ssn.trace.event("victimsAloneShort", task.key, node.name, words=ssn.options.older_words("pr4774"),
+                            switch="pr4774", freed=to_dict(avail))
+        if ssn.options.older("pr4794") and evicted:  # reclaim.go:L193-211 @v1.13.0: evicted at once, kept
+            stmt.merge(node_stmt)
+        else:
+            node_stmt.discard()
         return False
     before = queues_now(ssn, task) if traced else None
     node_stmt.pipeline(task, node.name, evicted)

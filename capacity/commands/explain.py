@@ -11,9 +11,11 @@ import json
 from typing import Any
 
 from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
-from capacity.commands.simulate import add_cluster_args, load, options
+from capacity.commands.simulate import add_cluster_args, load, options, seed_options
 from capacity.errors import InputError
 from capacity.text import safe_lines
+from capacity.versions.cli import chosen
+from capacity.versions.diff import version_diff
 
 
 def add_parser(sub: Any) -> None:
@@ -43,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         answer = answer_job(traced, args.job)
     else:
         answer = answer_queue(traced, args.queue, args.verbose)
+    chosen_version = chosen(args, args.cluster)
+    versus = version_diff(before, args.cycles, chosen_version, seed_options(args)) if chosen_version.lacking else None
     whatif = None
     if args.what_if:
         from capacity.whatif import what_if
@@ -54,9 +58,13 @@ def run(args: argparse.Namespace) -> int:
         out: Any = answer.as_dict()
         if whatif is not None:
             out = {"answer": out, "whatIf": [c.as_dict() for c in whatif.changes], "whatIfAnswer": whatif.as_dict()}
+        if versus is not None:
+            out = {**out, "versionDifference": versus.as_dict()}
         print(json.dumps(out, indent=1))
     else:
         print(safe_lines(render_text(answer, args.verbose).split("\n")))
         if whatif is not None:
             print(safe_lines(["", *whatif.render_text().split("\n")]))
+        if versus is not None:
+            print(safe_lines(["", *versus.lines()]))
     return 0

@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from capacity.versions.cli import add_version_arg, chosen
+
 EPILOG = """\
 exit status:
   0  no errors (warnings and info may be present)
@@ -31,6 +33,7 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--strict-admission", action="store_true",
                    help="refuse the dump (exit 2), as the API server would, when Volcano's queue admission webhook "
                         "rejects a queue in it")
+    add_version_arg(s)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,6 +46,12 @@ def run(args: argparse.Namespace) -> int:
         from capacity.k8s import load_cluster
         refuse_rejected_queues(load_cluster(text, source=args.cluster, conf_text=conf_text).warnings)
     findings = lint_text(text, source=args.cluster, conf_text=conf_text)
+    release = chosen(args, args.cluster)
+    if release.lacking:  # what the chosen Volcano release does with this dump that HEAD does not
+        from capacity.k8s import load_cluster
+        from capacity.versions.lint import version_findings
+        findings = [*findings, *version_findings(load_cluster(text, source=args.cluster, conf_text=conf_text),
+                                                 release)]
     if args.format == "json":
         print(json.dumps({"findings": [f.as_dict() for f in findings], "summary": counts(findings)}, indent=2))
     else:

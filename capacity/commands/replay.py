@@ -21,6 +21,7 @@ from capacity.commands.simulate import print_warnings
 from capacity.errors import InputError
 from capacity.framework.session import SessionOptions
 from capacity.text import safe, safe_lines
+from capacity.versions.cli import add_version_arg, chosen, session_kwargs
 
 #: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
 DEFAULT_PERIOD = {"openb": 60.0, "helios": 60.0, "synthetic": 1.0, "cluster": 1.0}
@@ -50,6 +51,7 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar on stderr (default: when stderr is a terminal)")
+    add_version_arg(s)
 
 
 def load_source(args: argparse.Namespace) -> Any:
@@ -129,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     started = time.perf_counter()
     cluster, label = load_source(args)
-    sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle, session=SessionOptions()))
+    release = chosen(args, args.path if args.source == "cluster" else None)
+    sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle,
+                                        session=SessionOptions(**session_kwargs(release))))
     loaded = time.perf_counter()
     show = sys.stderr.isatty() if args.progress is None else args.progress
     bar = ProgressBar(sim) if show else None

@@ -13,6 +13,7 @@ from capacity.framework.session import SessionOptions
 from capacity.scheduler import simulate
 from capacity.text import safe_lines
 from capacity.trace import Trace
+from capacity.versions.cli import add_version_arg, chosen, session_kwargs
 
 
 def add_parser(sub: Any) -> None:
@@ -37,6 +38,7 @@ def add_cluster_args(s: argparse.ArgumentParser) -> None:
     s.add_argument("--strict-admission", action="store_true",
                    help="refuse the dump, as the API server would, when Volcano's queue admission webhook rejects "
                         "a queue in it (exit 2); without it each such queue is a warning")
+    add_version_arg(s)
 
 
 def load(args: argparse.Namespace, warn: bool = True) -> Any:
@@ -68,9 +70,17 @@ def print_warnings(warnings: list[Any]) -> None:
         print(f"warning: {safe(str(w))}", file=sys.stderr)
 
 
-def options(args: argparse.Namespace) -> SessionOptions:
+def seed_options(args: argparse.Namespace) -> SessionOptions:
+    """The seed compatibility flags alone, as given on the command line."""
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare)
+
+
+def options(args: argparse.Namespace) -> SessionOptions:
+    """The session's switches: the seed flags and the chosen Volcano release (capacity/versions)."""
+    return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
+                          legacy_namespace_fairshare=args.legacy_namespace_fairshare,
+                          **session_kwargs(chosen(args, args.cluster)))
 
 
 def run(args: argparse.Namespace) -> int:

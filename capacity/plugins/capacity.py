@@ -42,6 +42,12 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
+from capacity.plugins.older import (
+    capacity_preemptive_v113,
+    capacity_reclaimable_v113,
+    leaf_only_enqueue_v111,
+    note_unchecked_queue_state,
+)
 from capacity.resources import (
     ZERO,
     Resource,
@@ -76,6 +82,9 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         self._paths: dict[str, str] = {}  # trace: QueueAttr.path() per queue (the tree is fixed once open)
         self.hierarchy = ssn.hierarchy_enabled(self.name)
         level, warn = get_int(self.args, "ancestorReclaimLevel", 0)
+        if ssn.options.older("pr5115") and "ancestorReclaimLevel" in self.args:  # no such argument @v1.14.0
+            ssn.notes.append(f"capacity: ancestorReclaimLevel is ignored: {ssn.options.older_words('pr5115')}")
+            level, warn = 0, ""
         if warn:
             ssn.notes.append(f"capacity: {warn}")
         if level < 0:
@@ -99,7 +108,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         if self.hierarchy:
             ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
-        ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
+        if not ssn.options.older("pr4919"):  # the bound reads today's rules; an older release has none
+            ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
         ssn.add_fn("allocatable", self.name, self.allocatable)
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
@@ -107,6 +117,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
         if self.trace.enabled and self.ready:
             self._file_figures()
+        if ssn.options.older("pr4263"):
+            note_unchecked_queue_state(self)
 
 
     def _queue_order(self, l: QueueSpec, r: QueueSpec) -> int:
@@ -163,7 +175,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         return [attr, *reversed(attr.ancestors)]
 
     def _common_refusal(self, queue: QueueSpec, attr: QueueAttr | None) -> str | None:
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             return f"queue {queue.name} is {queue.state or 'not Open'} (state must be Open)"
         if not self.ready:
             return f"capacity is not ready to schedule: {self.not_ready_reason}"
@@ -242,6 +254,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             return PERMIT
         min_req = job.min_resources
         traced = self.trace.enabled
+        if self.ssn.options.older("pr4119"):  # capacity.go:L214-239 @v1.11.0: the job's own queue only
+            path = leaf_only_enqueue_v111(self, attr)
         for a in path:
             # The same answer without building the sums where it cannot differ (enqueue_fits); the reference
             # where it can, and for the failing dimensions a trace names.
@@ -270,6 +284,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
                 return REJECT
         if traced:
             self._file_enqueue_fit(min_req, path)
+        if self.ssn.options.older("pr5339"):  # capacity.go:L742-800 @v1.15.0: reserved at the vote
+            self.job_enqueued(job, at_vote=True)
         return PERMIT
 
     def _file_enqueue_fit(self, min_req: Resource, path: list[QueueAttr]) -> None:
@@ -292,8 +308,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
                                elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
                                **totals(terms, a.real_capability, dims, "<="), **levels)
 
-    def job_enqueued(self, job: Job) -> None:
-        if job.min_resources is None:
+    def job_enqueued(self, job: Job, at_vote: bool = False) -> None:
+        if job.min_resources is None or (self.ssn.options.older("pr5339") and not at_vote):
             return
         attr = self.attrs.get(job.queue)
         if attr is None:
@@ -301,7 +317,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         add = deduct_sch_gated(job, job.min_resources)
         attr.inqueue.add(add)
         attr.dirty = True
-        if self.hierarchy:
+        if self.hierarchy and not self.ssn.options.older("pr4119"):  # @v1.11.0 the leaf's inqueue only
             for anc in attr.ancestors:
                 anc.inqueue.add(add)
 
@@ -310,7 +326,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         if not self.ready:
             self.trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
             return False
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is not Open")
             return False
         if attr is None:
@@ -318,9 +334,17 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         total_req = Resource.empty()
         for t in tasks:
             total_req.add(t.resreq)
+        if self.ssn.options.older("pr4659"):  # also before PR #5053: no realCapability check
+            return capacity_preemptive_v113(self, queue, attr, total_req)
         future = attr.allocated.clone().add(total_req)
         ok, failed = future.less_equal_with_dimension_and_resources_name(attr.real_capability, total_req)
         traced = self.trace.enabled
+        if not ok and self.ssn.options.older("pr5053"):  # capacity.go:L166-199 @v1.14.0 had no such check
+            if traced:
+                self.trace.because(self.name, "reclaimerRealCapability", f"{self.ssn.options.older_words('pr5053')}:"
+                                   f" queue {queue.name} exceeds its realCapability on {', '.join(failed)} but may "
+                                   "still reclaim", queue=queue.name, dimensions=failed, switch="pr5053")
+            ok = True
         if not ok:
             if traced:
                 self.trace.because(self.name, "reclaimerRealCapability",
@@ -379,6 +403,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
     def reclaimable(self, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
         ssn = self.ssn
         trace = self.trace
+        if ssn.options.older("pr4919"):
+            return capacity_reclaimable_v113(self, reclaimer, reclaimees)
         if not self.ready:
             trace.because(self.name, "notReady", f"capacity is not ready: {self.not_ready_reason}")
             return [], REJECT

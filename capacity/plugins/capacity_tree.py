@@ -30,6 +30,7 @@ from capacity.plugins.capacity_attrs import (
     root_capability,
     update_share,
 )
+from capacity.plugins.older import clip_child_deserved_v112, clip_flat_deserved_v111, parent_less_partly_v114
 from capacity.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 
 
@@ -83,6 +84,8 @@ class CapacityTree(CapacityBase):
             return attr
 
         self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
+        if ssn.options.older("pr3946"):
+            clip_flat_deserved_v111(self)
         for name, attr in self.attrs.items():
             if name not in taken:  # (a taken attribute holds the share of the same numbers already)
                 update_share(attr)
@@ -175,9 +178,11 @@ class CapacityTree(CapacityBase):
             return self._stall("there is no root queue (Volcano's scheduler creates one at start-up; "
                                "this snapshot has none)", "Queue/root", "")
         if ssn.options.seed004_root_init:
-            if root.capability.is_empty():
+            # before PR #4354 (v1.13.0) both were the cluster total whatever root set (capacity.go:L502-506 @v1.12.0)
+            before_4354 = ssn.options.older("pr4354")
+            if root.capability.is_empty() or before_4354:
                 root.capability = self.total.clone()
-            if root.deserved.is_empty():
+            if root.deserved.is_empty() or before_4354:
                 root.deserved = self.total.clone()
             root.real_capability = self.total.clone()
         else:
@@ -185,7 +190,8 @@ class CapacityTree(CapacityBase):
             root.real_capability = root.capability
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
-        if cache is not None and key is not None:
+        # (pr3946: deserved reads requests, so the tree cannot be kept)
+        if cache is not None and key is not None and self.ready and not ssn.options.older("pr3946"):
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
                 {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
@@ -229,6 +235,11 @@ class CapacityTree(CapacityBase):
             sum_g.add(c.guarantee)
             inherit_capability(c.capability, pcap)
             over, names = c.capability.greater_partly(pcap, INFINITY)
+            if self.ssn.options.older("pr5176"):
+                over, names = parent_less_partly_v114(pcap, c.capability)
+            if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
+                                                f"on {', '.join(names)}", c.name, "spec.capability"):
+                return
             if over:
                 self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
                                       f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
@@ -240,13 +251,21 @@ class CapacityTree(CapacityBase):
             real = exceeded_part(parent.real_capability, sum_g).add(c.guarantee)
             real.min_dimension_resource(c.capability, INFINITY)
             c.real_capability = real
+            if self.ssn.options.older("pr4354"):
+                sum_d = clip_child_deserved_v112(self, c, sum_d)
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
+        if parent.deserved.less_partly(sum_d, ZERO) and parent.children and self._stall_before_4864(
+                f"children of {parent.name} deserve more than it does", parent.name, "spec.deserved"):
+            return
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
                                   f"adds up to {self._sum_text(sum_d)}, its own is "
                                   f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
+        if parent.guarantee.less_partly(sum_g, ZERO) and parent.children and self._stall_before_4864(
+                f"children of {parent.name} guarantee more than it does", parent.name, "spec.guarantee"):
+            return
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
                                   f"guarantee adds up to {self._sum_text(sum_g)}, its own is "
@@ -254,6 +273,16 @@ class CapacityTree(CapacityBase):
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         for name in sorted(parent.children):
             self._check_hierarchical(parent.children[name])
+            if not self.ready:
+                return
+
+    def _stall_before_4864(self, why: str, queue: str, fld: str) -> bool:
+        """Before PR #4864 (v1.14.0) checkHierarchicalQueue returned these as errors and capacity stopped
+        (readyToSchedule = false; capacity.go:L598-602, L752-822 @v1.13.0). True when this session stalls."""
+        if not self.ssn.options.older("pr4864"):
+            return False
+        self._stall(f"{self.ssn.options.older_words('pr4864')}: {why}", f"Queue/{queue}", fld)
+        return True
 
     def _sum_text(self, r: Resource) -> str:
         """'cpu 4, memory 4Gi' in the input's units, for a session note."""

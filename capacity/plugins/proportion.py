@@ -30,6 +30,11 @@ from capacity.plugins.figures import (
     totals,
     value_of,
 )
+from capacity.plugins.older import (
+    note_unchecked_queue_state,
+    proportion_inqueue_v114,
+    proportion_reclaim_less_partly,
+)
 from capacity.resources import (
     INFINITY,
     ZERO,
@@ -120,11 +125,15 @@ class ProportionPlugin(Plugin):
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)
         ssn.add_fn("jobEnqueued", self.name, self.job_enqueued)
         ssn.add_event_handler(EventHandler(self._on_allocate, self._on_deallocate))
+        if ssn.options.older("pr4263"):
+            note_unchecked_queue_state(self)
 
     # ---- attributes (proportion.go:90-183) -----------------------------------------------------
     def _build_attrs(self) -> None:
         self.attrs = build_flat_attrs(self.ssn, self.total, lambda q, unguaranteed: flat_limits(
             ProportionAttr(q), q, unguaranteed))
+        if self.ssn.options.older("pr5100"):
+            proportion_inqueue_v114(self)
 
     # ---- deserved by water-filling (proportion.go:199-266) -------------------------------------
     def _compute_deserved(self) -> None:
@@ -273,7 +282,7 @@ class ProportionPlugin(Plugin):
     def _fits_deserved(self, queue: QueueSpec, req: Resource, subject: str, rule: str) -> bool:
         """queueAllocatable (proportion.go:335-388): Open, and allocated + req within deserved on the
         requested dimensions, strictly (no ε, pods ignored, a deserved key missing reads 0)."""
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
                                "(state must be Open)", queue=queue.name)
             return False
@@ -330,6 +339,8 @@ class ProportionPlugin(Plugin):
             allocated = allocations.get(attr.name)
             if allocated is None:
                 allocated = allocations[attr.name] = attr.allocated.clone()
+            if ssn.options.older("pr4160") and proportion_reclaim_less_partly(self, reclaimer, t, attr.name, allocated):
+                continue
             if not allocated.less_equal(attr.deserved, ZERO):
                 if trace.enabled:
                     _, over = allocated.less_equal_with_resources_name(attr.deserved, ZERO)
@@ -367,7 +378,7 @@ class ProportionPlugin(Plugin):
     # ---- enqueue (proportion.go:404-453) -------------------------------------------------------
     def job_enqueueable(self, job: Job) -> int:
         queue = self.ssn.queues[job.queue]
-        if not queue.is_open():
+        if not queue.is_open() and not self.ssn.options.older("pr4263"):
             self.trace.because(self.name, "queueState", f"queue {queue.name} is {queue.state or 'not Open'} "
                                "(state must be Open)", queue=queue.name)
             return REJECT
@@ -391,6 +402,8 @@ class ProportionPlugin(Plugin):
                                    inqueue=_dims(attr.inqueue, asked), elastic=_dims(attr.elastic, asked),
                                    realCapability=_dims(attr.real_capability, asked),
                                    **totals(terms, attr.real_capability, asked, "<="))
+            if self.ssn.options.older("pr5339"):  # proportion.go:L432-437 @v1.15.0: reserved at the vote
+                self.job_enqueued(job, at_vote=True)
             return PERMIT
         if self.trace.enabled:
             held = inqueue_jobs(self, {queue.name}) if any(value_of(attr.inqueue, n) for n in failed) else []
@@ -406,8 +419,8 @@ class ProportionPlugin(Plugin):
                 **totals(terms, attr.real_capability, failed))
         return REJECT
 
-    def job_enqueued(self, job: Job) -> None:
-        if job.min_resources is None:
+    def job_enqueued(self, job: Job, at_vote: bool = False) -> None:
+        if job.min_resources is None or (self.ssn.options.older("pr5339") and not at_vote):
             return
         attr = self.attrs.get(job.queue)
         if attr is not None:

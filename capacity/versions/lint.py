@@ -1,0 +1,28 @@
+"""`lint --volcano-version`: what the chosen release does with this dump that HEAD does not.
+
+The session notes of one cycle on the release that an older rule wrote (they name the change, "(before PR
+#...") become findings: an error when capacity stops scheduling there, else a warning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capacity.versions.releases import Version
+
+
+def version_findings(cluster: Any, chosen: Version) -> list[Any]:
+    from capacity.framework.session import SessionOptions
+    from capacity.lint import Finding
+    from capacity.scheduler import simulate
+    if not chosen.lacking:
+        return []
+    out = simulate(cluster.copy_state(), 1, None, SessionOptions(lacking=chosen.lacking, version=chosen.label))
+    found = []
+    for note in (out.cycles[0].notes if out.cycles else []):
+        if "(before PR #" not in note:
+            continue
+        stops = "readyToSchedule=false" in note
+        found.append(Finding("error" if stops else "warning", "release-behaviour", "volcano-scheduler",
+                             chosen.label, note, "stops capacity's allocate, enqueue and reclaim for the whole "
+                             "cycle" if stops else "decides as the release did"))
+    return found

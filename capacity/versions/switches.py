@@ -1,0 +1,151 @@
+"""The behaviour changes between Volcano releases that decide differently in this engine.
+
+A `Switch` is one upstream change (a pull request) to something the engine models. HEAD has every switch
+on; an older release lacks the switches whose first release is newer than it, and the engine then runs
+the behaviour from before the change at the rule site (each site cites the Volcano file at the old tag).
+Changes found in Volcano's history that this engine does not (yet) reproduce are listed in `UNMODELLED`
+so the table says plainly that those releases decide like HEAD there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """One upstream behaviour change: on = the behaviour from `release` on, off = `before`."""
+
+    id: str          # "pr4160"
+    pr: int          # the Volcano pull request that made the change
+    release: str     # first release tag that has it, "v1.12.0"; "HEAD" when no release has it yet
+    area: str        # capacity, proportion, enqueue, reclaim, hierarchy, allocate, ...
+    after: str       # the behaviour with the change (what HEAD does), one line
+    before: str      # the behaviour before the change, one line, past tense
+    flag: str = ""   # the older compatibility flag that turns the change off, if any
+
+    @property
+    def minor(self) -> tuple[int, int]:
+        """(1, 12) for "v1.12.0"; HEAD sorts after every release."""
+        if self.release == "HEAD":
+            return (99, 0)
+        major, minor = self.release.lstrip("v").split(".")[:2]
+        return (int(major), int(minor))
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch("pr2757", 2757, "v1.8.0", "allocate",
+           "namespaces are not weighed: jobs of a queue are ordered by the job order plugins only",
+           "allocate weighed namespaces by the ResourceQuota volcano.sh/namespace.weight (seed 002)",
+           flag="--legacy-namespace-fairshare"),
+    Switch("pr3940", 3940, "v1.11.0", "hierarchy",
+           "hierarchical allocate checks the leaf queue's and every ancestor's realCapability",
+           "hierarchical allocate checked only the leaf queue's realCapability (seed 003)",
+           flag="--leaf-only-allocatable"),
+    Switch("pr4119", 4119, "v1.12.0", "enqueue",
+           "hierarchical enqueue checks the job's leaf queue and every ancestor's realCapability, and reserves "
+           "the job's minResources on each",
+           "hierarchical enqueue checked and reserved only the job's own leaf queue, so a full parent still "
+           "admitted jobs"),
+    Switch("pr3946", 3946, "v1.12.0", "capacity",
+           "a queue's deserved is what its spec says (clipped only by its realCapability)",
+           "capacity clipped each queue's deserved to what its pods requested (hierarchical: a resource not "
+           "requested read as 0), so an idle queue deserved nothing"),
+    Switch("pr4160", 4160, "v1.12.0", "reclaim",
+           "capacity and proportion may pick a victim whatever its queue's allocation is compared with the "
+           "reclaimer's request",
+           "capacity and proportion skipped every reclaimee of a queue whose allocation was below the "
+           "reclaimer's request on some dimension, so smaller pods were never reclaimed"),
+    Switch("pr4263", 4263, "v1.12.0", "enqueue",
+           "capacity and proportion refuse to enqueue, allocate or reclaim for a queue that is not Open "
+           "(with PRs #4274 and #4307)",
+           "capacity and proportion did not read a queue's state: jobs of a Closed queue were enqueued, "
+           "allocated and reclaimed for like any other"),
+    Switch("pr4354", 4354, "v1.13.0", "hierarchy",
+           "a capability set on the root queue is kept, and a child's deserved is not clipped to its "
+           "realCapability",
+           "the root queue's capability, deserved and realCapability were always the cluster total, even when "
+           "root set a capability, and each child's deserved was clipped to its realCapability"),
+    Switch("pr4659", 4659, "v1.14.0", "capacity",
+           "a queue may reclaim when allocated + request stays within deserved on at least one requested "
+           "dimension",
+           "capacity required every requested dimension of allocated + request within deserved"),
+    Switch("pr4919", 4919, "v1.14.0", "reclaim",
+           "capacity's victims share a requested dimension with the reclaimer and are over deserved on a "
+           "dimension they use; a pod using nothing its queue deserves is a victim at once",
+           "capacity took any reclaimee of a queue whose allocation exceeded deserved on some dimension, "
+           "whatever resources the reclaimer needed"),
+    Switch("pr4774", 4774, "v1.14.0", "reclaim",
+           "reclaim counts the node's idle resources with what the victims free, and stops evicting once the "
+           "pod fits",
+           "reclaim counted only what the victims freed, so it evicted until the victims alone covered the pod "
+           "even where the node had room already"),
+    Switch("pr4794", 4794, "v1.14.0", "reclaim",
+           "reclaim's evictions for a job are kept only if the job ends up pipelined (a statement per job)",
+           "reclaim evicted at once: victims stayed evicted even when the job was never pipelined"),
+    Switch("pr4864", 4864, "v1.14.0", "hierarchy",
+           "a queue tree that breaks the hierarchy rules is logged and scheduling goes on",
+           "a queue tree whose children asked more than their parent allowed stopped every "
+           "allocate, enqueue and reclaim of capacity"),
+    Switch("pr4973", 4973, "v1.15.0", "hierarchy",
+           "an unset root capability is infinite and root's deserved/guarantee are its children's sums",
+           "an unset root capability and deserved were the cluster total and realCapability was the "
+           "cluster total (seed 004)",
+           flag="--seed004-root"),
+    Switch("pr5053", 5053, "v1.15.0", "capacity",
+           "a queue may not reclaim beyond its realCapability",
+           "capacity let a queue reclaim even when allocated + request exceeded its realCapability"),
+    Switch("pr5100", 5100, "v1.15.0", "proportion",
+           "an Inqueue job's reservation counts only what its allocated pods do not already hold",
+           "proportion counted an Inqueue job's whole minResources as inqueue even for pods already "
+           "allocated, so they were counted twice"),
+    Switch("pr5115", 5115, "v1.15.0", "reclaim",
+           "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims",
+           "capacity had no ancestorReclaimLevel argument: it was ignored and only the leaf queues' deserved "
+           "decided reclaim"),
+    Switch("pr5176", 5176, "v1.15.0", "hierarchy",
+           "a resource the child's capability names and its parent's does not is not counted as exceeding it",
+           "a resource in a child's capability that its parent's capability did not name counted as exceeding "
+           "the parent (and, before PR #4864, stopped capacity)"),
+    Switch("pr5339", 5339, "HEAD", "enqueue",
+           "capacity and proportion reserve a job's minResources only once every plugin let it in "
+           "(JobEnqueuedFn)",
+           "capacity and proportion reserved a job's minResources as soon as they voted for it, even when "
+           "a later plugin refused the job, leaving a phantom reservation for the rest of the session"),
+)
+
+BY_ID: dict[str, Switch] = {s.id: s for s in SWITCHES}
+
+
+@dataclass(frozen=True, slots=True)
+class Unmodelled:
+    """A change found in Volcano's history that the engine does not reproduce as a switch (yet)."""
+
+    pr: int
+    release: str
+    area: str
+    what: str
+
+
+UNMODELLED: tuple[Unmodelled, ...] = (
+    Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
+    Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
+    Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
+    Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
+               "shares put queues with a deserved first"),
+    Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
+    Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
+    Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
+    Unmodelled(4864, "v1.14.0", "webhook", "queue admission checks a child against its parent and sibling sums"),
+    Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against ancestors and descendants, "
+               "depth (5) and root protection"),
+    Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
+               "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
+    Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
+    Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
+    Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
+    Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
+    Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job"),
+    Unmodelled(5796, "HEAD", "enqueue", "a PodGroup whose pods are terminating does not go back to Inqueue"),
+    Unmodelled(5818, "HEAD", "preempt", "the preemptor is no longer pushed back into the queue a second time"),
+)
