@@ -1,0 +1,82 @@
+"""Which Volcano version a dump's scheduler runs, read from its container image tag.
+
+The Helm chart and the release manifests deploy the scheduler as the Deployment `volcano-scheduler`
+(label `app: volcano-scheduler`) with the image `<registry>/volcanosh/vc-scheduler:<tag>`
+(installer/helm/chart/volcano/templates/scheduler.yaml:L153-198 @ed72c7c8); a release tag is `v1.13.2`.
+The version is what `check` compares with the engine's, and what the version selector defaults to.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: The scheduler's image name (last path segment); vc-agent-scheduler is a different scheduler.
+SCHEDULER_IMAGE = "vc-scheduler"
+SCHEDULER_APP = "volcano-scheduler"
+_VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(-(?:alpha|beta|rc)\.?\d+)?(?:[-+._].*)?")
+
+
+def image_version(image: str) -> str | None:
+    """'1.13.2' from 'docker.io/volcanosh/vc-scheduler:v1.13.2'; None for `latest`, a digest or no tag.
+
+    A pre-release keeps its suffix ('1.9.0-alpha.0'); a build suffix such as '-amd64' is dropped.
+    """
+    ref = image.split("@", 1)[0]
+    last = ref.rsplit("/", 1)[-1]
+    if ":" not in last:
+        return None
+    tag = last.split(":", 1)[1]
+    m = _VERSION.fullmatch(tag)
+    if not m:
+        return None
+    return f"{int(m[1])}.{int(m[2])}.{int(m[3])}{m[4] or ''}"
+
+
+def _image_name(image: str) -> str:
+    return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
+
+
+def _containers(doc: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
+    """(labels, containers) of a Pod, or of the pod template of a Deployment/ReplicaSet/StatefulSet."""
+    kind = doc.get("kind")
+    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    if kind == "Pod":
+        return (meta.get("labels") or {}), (spec.get("containers") or [])
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
+        tmpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+        tmeta = tmpl.get("metadata") if isinstance(tmpl.get("metadata"), dict) else {}
+        tspec = tmpl.get("spec") if isinstance(tmpl.get("spec"), dict) else {}
+        labels = {**(meta.get("labels") or {}), **(tmeta.get("labels") or {})} if isinstance(
+            meta.get("labels") or {}, dict) and isinstance(tmeta.get("labels") or {}, dict) else {}
+        return labels, (tspec.get("containers") or [])
+    return {}, []
+
+
+def scheduler_image(docs: list[dict[str, Any]]) -> str | None:
+    """The image of the Volcano scheduler container found in the dump (a Deployment before a Pod)."""
+    found: dict[int, str] = {}
+    for doc in docs:
+        if not isinstance(doc, dict):
+            continue
+        labels, containers = _containers(doc)
+        if not isinstance(containers, list) or not isinstance(labels, dict):
+            continue
+        rank = 0 if doc.get("kind") != "Pod" else 1
+        for c in containers:
+            image = c.get("image") if isinstance(c, dict) else None
+            if not isinstance(image, str):
+                continue
+            if _image_name(image) == SCHEDULER_IMAGE or (
+                    labels.get("app") == SCHEDULER_APP and "scheduler" in _image_name(image)
+                    and "agent" not in _image_name(image)):
+                found.setdefault(rank, image)
+    return found[min(found)] if found else None
+
+
+def scheduler_version(docs: list[dict[str, Any]]) -> str | None:
+    """The Volcano version of the dump's scheduler ('1.13.2'), or None when the dump has no scheduler
+    Deployment/Pod or its tag is not a version (`latest`, a digest, a branch name)."""
+    image = scheduler_image(docs)
+    return image_version(image) if image else None
