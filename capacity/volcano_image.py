@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: The Volcano revision the engine is ported from (HEAD of the mirror), when no version is selected.
+ENGINE_REVISION = "ed72c7c8"
+ENGINE_VERSION = f"HEAD ({ENGINE_REVISION})"
 #: The scheduler's image name (last path segment); vc-agent-scheduler is a different scheduler.
 SCHEDULER_IMAGE = "vc-scheduler"
 SCHEDULER_APP = "volcano-scheduler"
@@ -80,3 +83,8 @@ def scheduler_version(docs: list[dict[str, Any]]) -> str | None:
     Deployment/Pod or its tag is not a version (`latest`, a digest, a branch name)."""
     image = scheduler_image(docs)
     return image_version(image) if image else None
+
+
+def version_label(version: str | None) -> str:
+    """How a message names the version the engine simulates: '1.13.2', or HEAD when none is selected."""
+    return version.lstrip("v") if version else ENGINE_VERSION
