@@ -177,3 +177,16 @@ def snapshot(kubeconfig: str, context: str | None = None, configmap: str = DEFAU
             if err.status != 404:  # no ConfigMap: the dump goes without one (Volcano's defaults)
                 raise
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+
+def summary(doc: dict[str, Any]) -> str:
+    """One line saying what a snapshot holds: '5 nodes, 17 pods, 11 queues, 7 PodGroups, ...'."""
+    counts: dict[str, int] = {}
+    for item in doc.get("items") or []:
+        counts[str(item.get("kind"))] = counts.get(str(item.get("kind")), 0) + 1
+    words = [("Node", "node"), ("Pod", "pod"), ("Queue", "queue"), ("PodGroup", "PodGroup"),
+             ("PriorityClass", "PriorityClass")]
+    parts = [f"{counts.get(k, 0)} {w}{'' if counts.get(k, 0) == 1 else ('es' if w.endswith('s') else 's')}"
+             for k, w in words]
+    parts.append("the scheduler ConfigMap" if counts.get("ConfigMap") else "no scheduler ConfigMap")
+    return ", ".join(parts)

@@ -201,6 +201,8 @@ def test_snapshot_pages_keeps_the_servers_json_and_round_trips_through_simulate(
     server, kc = serve(routes(items))
     out = tmp_path / "dump.yaml"
     assert main(["snapshot", "--kubeconfig", kc, "-o", str(out), "--timeout", "5"]) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out == (f"wrote {out}: 5 nodes, 17 pods, 11 queues, 7 PodGroups, 2 PriorityClasses, "
+                                       "the scheduler ConfigMap\n")
     assert all(m == "GET" for m, _ in server.requests)
     pod_pages = [p for _, p in server.requests if p.startswith("/api/v1/pods")]
     assert len(pod_pages) == 9 and all("limit=500" in p for p in pod_pages)  # 17 pods, 2 a page
