@@ -159,6 +159,13 @@ def compare(text: str, source: str = "input", metrics: Scrape | None = None, con
         rows.append(Difference(obj, fld, engine, reported, [] if same else causes, resource, same))
 
     phases = result.podgroup_phases
+    # Resource names the engine reads somewhere (a node's allocatable, a queue's allocated): any other name in
+    # a reported figure is one it does not model.
+    known = {"cpu", "memory", "pods"}
+    for node in cluster.nodes:
+        known.update(to_dict(node.allocatable))
+    for res in allocated.values():
+        known.update(to_dict(res))
     for doc in docs:
         if doc.get("kind") != "Queue" or not isinstance(doc.get("metadata"), dict):
             continue
@@ -172,8 +179,7 @@ def compare(text: str, source: str = "input", metrics: Scrape | None = None, con
             engine = to_dict(allocated[name])
             for res in sorted(set(reported) | set(engine)):
                 e, r = float(engine.get(res, 0)), float(reported.get(res, 0))
-                extra = [] if res in engine or res in ("cpu", "memory") else \
-                    [f"a resource the engine does not model ({safe(res)})"]
+                extra = [] if res in known else [f"a resource the engine does not model ({safe(res)})"]
                 add(obj, f"status.allocated.{res}", e, r, _close(e, r), extra + ev.causes(name, STATUS), res)
         counts = dict.fromkeys(COUNTS, 0)
         for uid, pg in ev.pgs.items():

@@ -25,6 +25,7 @@ from ui.editing import (
     show_notice,
     value,
 )
+from ui.reality import show_reality
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
 from ui.views import declared_capabilities, queue_detail_rows
@@ -286,6 +287,7 @@ def _rename_form() -> None:
 
 
 _numbers()
+show_reality(ws)
 st.divider()
 st.header("Edit the queues")
 st.caption("Quantities are Kubernetes quantities: `4`, `500m`, `8Gi`; leave a field blank to unset it. Every edit "

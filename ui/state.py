@@ -152,6 +152,9 @@ class Workspace:
     timelines: dict[str, Timeline] = field(default_factory=dict)
     #: refused edits that have a one-click fix, per form
     fixes: dict[str, PendingFix] = field(default_factory=dict)
+    #: the text (and separate configuration) the scenario was loaded from: what the reality check compares
+    loaded_text: str | None = field(default=None, repr=False, compare=False)
+    loaded_conf: str | None = field(default=None, repr=False, compare=False)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -171,6 +174,7 @@ class Workspace:
         self.lifecycle, self.sim = False, None
         self.edits, self.undo_stack, self.timelines, self.timeline = [], [], {}, "main"
         self.fixes, self.notices = {}, {}
+        self.loaded_text, self.loaded_conf = text, conf_text
         return True
 
     def load_fixture(self, name: str) -> bool:
