@@ -17,6 +17,7 @@ from typing import Any
 
 from capacity.check_causes import METRIC_ALLOCATED, METRIC_PLAN, PHASE, STATUS, Evidence, pg_queue
 from capacity.errors import InputError
+from capacity.framework.session import SessionOptions
 from capacity.k8s import iter_documents, load_objects, parse_conf_text
 from capacity.prometheus import Scrape, parse_text
 from capacity.quantity import format_resource_value
@@ -125,8 +126,8 @@ def status_allocated(ssn: Any) -> dict[str, Resource]:
     return out
 
 
-def _session(cluster: Any) -> tuple[Any, dict[str, Resource]]:
-    ssn = open_session(cluster)
+def _session(cluster: Any, options: SessionOptions | None) -> tuple[Any, dict[str, Resource]]:
+    ssn = open_session(cluster, options=options)
     if "enqueue" in ssn.conf.actions:
         from capacity.actions import enqueue
         ssn.trace.action = "enqueue"
@@ -139,17 +140,18 @@ def _session(cluster: Any) -> tuple[Any, dict[str, Resource]]:
 
 
 def compare(text: str, source: str = "input", metrics: Scrape | None = None, conf_text: str | None = None,
-            volcano_version: str | None = None) -> Report:
+            volcano_version: str | None = None, options: SessionOptions | None = None) -> Report:
     """Every figure the dump (and `metrics`) reports, beside the engine's.
 
     `conf_text`: a configuration given apart from the dump; `volcano_version`: the version the engine
-    simulates (None: HEAD), compared with the dump's scheduler image.
+    simulates (None: HEAD), compared with the dump's scheduler image; `options`: the session options that
+    version (or other compatibility switches) run with.
     """
     docs = list(iter_documents(text, source))
     cluster = load_objects(docs, source)
     if conf_text is not None:
         cluster.conf = parse_conf_text(conf_text, "volcano-scheduler.conf")
-    result, allocated = _session(cluster)
+    result, allocated = _session(cluster, options)
     ev = Evidence(docs, conf_warnings=[str(w) for w in cluster.conf.warnings], conf_given=conf_text is not None,
                   volcano_version=volcano_version)
     rows: list[Difference] = []

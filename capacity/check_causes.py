@@ -12,7 +12,7 @@ from typing import Any
 
 from capacity.k8s import CONFIGMAP_NAME
 from capacity.text import safe
-from capacity.volcano_image import SCHEDULER_APP, scheduler_image, scheduler_version, version_label
+from capacity.volcano_image import SCHEDULER_APP, same_release, scheduler_image, scheduler_version, version_label
 
 #: kinds of difference: status figures written by the scheduler/controllers, phases and counts (which the
 #: configuration's actions and plugins decide), and live metrics
@@ -132,7 +132,7 @@ class Evidence:
             self.notes.append("version not checked: the dump has no vc-scheduler Deployment or Pod with a version "
                               f"tag{' (image ' + safe(image) + ')' if image else ''}")
             return
-        if self.cluster_version.lstrip("v") != (self.volcano_version or "").lstrip("v"):
+        if not same_release(self.cluster_version, self.volcano_version):
             cause = (f"a different Volcano version: the cluster's scheduler runs {self.cluster_version} "
                      f"(image {safe(image or '')}), the engine simulates {self.engine_version}")
             for kind in self.global_causes:

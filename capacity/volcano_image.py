@@ -85,6 +85,20 @@ def scheduler_version(docs: list[dict[str, Any]]) -> str | None:
     return image_version(image) if image else None
 
 
+def _is_head(version: str | None) -> bool:
+    return not version or version.strip().lower() in ("head", "main", "master", "latest")
+
+
 def version_label(version: str | None) -> str:
     """How a message names the version the engine simulates: '1.13.2', or HEAD when none is selected."""
-    return version.lstrip("v") if version else ENGINE_VERSION
+    return ENGINE_VERSION if _is_head(version) else str(version).strip().lstrip("vV")
+
+
+def same_release(cluster: str, selected: str | None) -> bool:
+    """Whether the cluster's version ('1.13.2') is the release the engine simulates: `selected` names it
+    as precisely as it likes ('1.13' matches every 1.13.x); HEAD (None) matches no release."""
+    if _is_head(selected):
+        return False
+    want = str(selected).strip().lstrip("vV").split(".")
+    have = cluster.strip().lstrip("vV").split(".")
+    return have[:len(want)] == want

@@ -50,3 +50,18 @@ def test_no_scheduler_or_no_version_tag_is_none() -> None:
     assert scheduler_version([_pod("volcanosh/vc-agent-scheduler:v1.13.0")]) is None
     assert scheduler_version([_deployment("volcanosh/vc-scheduler:latest")]) is None
     assert scheduler_version([{"kind": "Pod", "metadata": None, "spec": "x"}]) is None
+
+
+@pytest.mark.parametrize(("cluster", "selected", "same"), [
+    ("1.13.2", "1.13", True), ("1.13.2", "v1.13.2", True), ("1.13.2", "1.13.1", False),
+    ("1.13.2", "1.12", False), ("1.13.2", None, False), ("1.13.2", "head", False), ("1.9.0-alpha.0", "1.9", True),
+])
+def test_same_release_at_the_precision_selected(cluster: str, selected: str | None, same: bool) -> None:
+    from capacity.volcano_image import same_release
+    assert same_release(cluster, selected) is same
+
+
+def test_version_label() -> None:
+    from capacity.volcano_image import version_label
+    assert version_label(None) == version_label("head") == "HEAD (ed72c7c8)"
+    assert version_label("v1.13") == "1.13"
