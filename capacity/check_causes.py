@@ -163,7 +163,8 @@ class Evidence:
                 self.global_causes[kind].append(cause)
 
     # ---- causes found in one queue --------------------------------------------------------------
-    def causes(self, queue: str, kind: str) -> list[str]:
+    def causes(self, queue: str, kind: str, resource: str = "") -> list[str]:
+        """The likely causes of a difference of `kind` in `queue` (of `resource`, for a resource figure)."""
         pods = self.by_queue.get(queue, [])
         out: list[str] = []
         if kind in (STATUS, PHASE):
@@ -175,8 +176,8 @@ class Evidence:
         gone = [p for p in pods if _meta(p).get("deletionTimestamp")]
         if gone:
             out.append(f"terminating pods (metadata.deletionTimestamp): {_names(gone)}")
-        if kind in (STATUS, METRIC_ALLOCATED, METRIC_PLAN):
-            out += self._unmodelled(pods)
+        if kind in (STATUS, METRIC_ALLOCATED, METRIC_PLAN) and resource not in ("", "cpu", "memory", "pods"):
+            out += self._unmodelled(pods)  # (DRA and sharable devices add their own resource names)
         return out + self.global_causes[kind]
 
     def _stale(self, queue: str, pods: list[dict[str, Any]]) -> list[str]:
