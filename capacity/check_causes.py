@@ -32,6 +32,12 @@ def _spec(doc: dict[str, Any]) -> dict[str, Any]:
     return s if isinstance(s, dict) else {}
 
 
+def _items(value: Any) -> list[Any]:
+    """A list from the dump, or nothing when the field holds something else (the reader checks its own fields;
+    these are only evidence)."""
+    return value if isinstance(value, list) else []
+
+
 def pod_name(p: dict[str, Any]) -> str:
     return f"{_meta(p).get('namespace') or 'default'}/{_meta(p).get('name')}"
 
@@ -58,8 +64,8 @@ def _scheduler_names(docs: list[dict[str, Any]]) -> set[str]:
         labels = _meta(tmpl if isinstance(tmpl, dict) else doc).get("labels") or {}
         if not isinstance(labels, dict) or labels.get("app") != SCHEDULER_APP:
             continue
-        for c in pod_spec.get("containers") or []:
-            args = [str(a) for a in ((c.get("args") or []) + (c.get("command") or []))] if isinstance(c, dict) else []
+        for c in _items(pod_spec.get("containers")):
+            args = [str(a) for a in _items(c.get("args")) + _items(c.get("command"))] if isinstance(c, dict) else []
             for i, a in enumerate(args):
                 if a.startswith("--scheduler-name="):
                     names.add(a.split("=", 1)[1])
@@ -79,7 +85,7 @@ def _mounted_configmaps(docs: list[dict[str, Any]]) -> set[str]:
         labels = _meta(tmpl if isinstance(tmpl, dict) else doc).get("labels") or {}
         if not isinstance(labels, dict) or labels.get("app") != SCHEDULER_APP:
             continue
-        for v in pod_spec.get("volumes") or []:
+        for v in _items(pod_spec.get("volumes")):
             cm = v.get("configMap") if isinstance(v, dict) else None
             if isinstance(cm, dict) and cm.get("name"):
                 out.add(str(cm["name"]))
@@ -88,7 +94,7 @@ def _mounted_configmaps(docs: list[dict[str, Any]]) -> set[str]:
 
 def _requested_names(pod: dict[str, Any]) -> set[str]:
     names: set[str] = set()
-    for c in _spec(pod).get("containers") or []:
+    for c in _items(_spec(pod).get("containers")):
         res = c.get("resources") if isinstance(c, dict) else None
         for part in ("requests", "limits"):
             lst = res.get(part) if isinstance(res, dict) else None
@@ -117,6 +123,20 @@ class Evidence:
         self.cluster_version = scheduler_version(docs)
         self.engine_version = version_label(self.volcano_version)
         self.global_causes = {kind: [] for kind in (STATUS, PHASE, METRIC_ALLOCATED, METRIC_PLAN)}
+        self._memo: dict[tuple[str, str, bool], list[str]] = {}
+        # Per queue, when its status was last written: its PodGroups' condition transition times and the
+        # Queue's status writes (managedFields, when the dump kept them).
+        self.stamps: dict[str, list[str]] = {}
+        for pg in self.pgs.values():
+            status = pg.get("status") if isinstance(pg.get("status"), dict) else {}
+            self.stamps.setdefault(pg_queue(pg), []).extend(
+                str(c["lastTransitionTime"]) for c in _items(status.get("conditions"))
+                if isinstance(c, dict) and c.get("lastTransitionTime"))
+        for d in docs:
+            if d.get("kind") == "Queue":
+                self.stamps.setdefault(str(_meta(d).get("name")), []).extend(
+                    str(f["time"]) for f in _items(_meta(d).get("managedFields"))
+                    if isinstance(f, dict) and f.get("subresource") == "status" and f.get("time"))
         self._version()
         self._configuration()
 
@@ -165,6 +185,13 @@ class Evidence:
     # ---- causes found in one queue --------------------------------------------------------------
     def causes(self, queue: str, kind: str, resource: str = "") -> list[str]:
         """The likely causes of a difference of `kind` in `queue` (of `resource`, for a resource figure)."""
+        key = (queue, kind, resource not in ("", "cpu", "memory", "pods"))
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._causes(queue, kind, resource)
+        return list(found)
+
+    def _causes(self, queue: str, kind: str, resource: str) -> list[str]:
         pods = self.by_queue.get(queue, [])
         out: list[str] = []
         if kind in (STATUS, PHASE):
@@ -183,13 +210,7 @@ class Evidence:
     def _stale(self, queue: str, pods: list[dict[str, Any]]) -> list[str]:
         """Status stale: a pod created, scheduled or deleted after the newest status stamp of the queue's
         PodGroups (condition transition times) or the Queue's status write (managedFields, when kept)."""
-        stamps = [str(c.get("lastTransitionTime")) for pg in self.pgs.values() if pg_queue(pg) == queue
-                  for c in ((pg.get("status") or {}).get("conditions") or [])
-                  if isinstance(c, dict) and c.get("lastTransitionTime")]
-        for d in self.docs:
-            if d.get("kind") == "Queue" and _meta(d).get("name") == queue:
-                stamps += [str(f.get("time")) for f in _meta(d).get("managedFields") or []
-                           if isinstance(f, dict) and f.get("subresource") == "status" and f.get("time")]
+        stamps = self.stamps.get(queue)
         if not stamps or not pods:
             return []
         last = max(stamps)
@@ -200,7 +221,8 @@ class Evidence:
                 events.append((str(meta["creationTimestamp"]), "created", p))
             if meta.get("deletionTimestamp"):
                 events.append((str(meta["deletionTimestamp"]), "deleted", p))
-            for c in ((p.get("status") or {}).get("conditions") or []):
+            status = p.get("status") if isinstance(p.get("status"), dict) else {}
+            for c in _items(status.get("conditions")):
                 if isinstance(c, dict) and c.get("type") == "PodScheduled" and c.get("lastTransitionTime"):
                     events.append((str(c["lastTransitionTime"]), "scheduled", p))
         later = sorted((e for e in events if e[0] > last), key=lambda e: e[0])

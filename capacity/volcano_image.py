@@ -40,20 +40,24 @@ def _image_name(image: str) -> str:
     return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
 
 
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _containers(doc: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """(labels, containers) of a Pod, or of the pod template of a Deployment/ReplicaSet/StatefulSet."""
     kind = doc.get("kind")
     spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     if kind == "Pod":
-        return (meta.get("labels") or {}), (spec.get("containers") or [])
+        return (meta.get("labels") or {}), _items(spec.get("containers"))
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
         tmpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
         tmeta = tmpl.get("metadata") if isinstance(tmpl.get("metadata"), dict) else {}
         tspec = tmpl.get("spec") if isinstance(tmpl.get("spec"), dict) else {}
         labels = {**(meta.get("labels") or {}), **(tmeta.get("labels") or {})} if isinstance(
             meta.get("labels") or {}, dict) and isinstance(tmeta.get("labels") or {}, dict) else {}
-        return labels, (tspec.get("containers") or [])
+        return labels, _items(tspec.get("containers"))
     return {}, []
 
 

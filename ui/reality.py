@@ -7,6 +7,8 @@ dump as loaded (before any cycle or edit), which is what the cluster's status de
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from capacity.check import Report, compare
@@ -32,6 +34,10 @@ def _report(ws: Workspace, metrics_text: str | None) -> Report | Problem:
         result: Report | Problem = compare(text, source=ws.scenario, metrics=metrics, conf_text=ws.loaded_conf)
     except InputError as err:
         result = Problem.from_error(err)
+    except Exception:  # a bug in the engine: logged with its traceback on the server, one line on the page
+        logging.getLogger(__name__).exception("reality check of %r failed", ws.scenario)
+        result = Problem(ws.scenario, "", "the engine failed while comparing (an internal error, logged on the "
+                         "server)")
     st.session_state[MEMO_KEY] = (key, result)
     return result
 

@@ -319,3 +319,18 @@ def test_scalar_and_request_gauges_are_read():
     got = parse_text('volcano_queue_request_scalar_resources{queue_name="q1",resource="nvidia.com/gpu"} 2000\n'
                      'volcano_queue_request_milli_cpu{queue_name="q1"} 2000\n')
     assert got == {"q1": {("request", "nvidia.com/gpu"): 2000.0, ("request", "cpu"): 2000.0}}
+
+
+@pytest.mark.parametrize("garbage", [
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "volcano-scheduler"}, "spec": "x"},
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "volcano-scheduler", "labels": ["a"]},
+     "spec": {"template": {"metadata": {"labels": {"app": "volcano-scheduler"}},
+                           "spec": {"containers": {"a": 1}, "volumes": 5}}}},
+    {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "volcano-scheduler"},
+     "spec": {"template": {"metadata": {"labels": {"app": "volcano-scheduler"}},
+                           "spec": {"containers": [{"image": 7, "args": "--scheduler-name=x"}, "c"],
+                                    "volumes": [{"configMap": "x"}, 3]}}}},
+])
+def test_odd_objects_the_engine_does_not_read_are_no_evidence_and_no_traceback(garbage):
+    rep = report(dump(extra=[garbage]))
+    assert rep.differences == [] and rep.cluster_version is None
