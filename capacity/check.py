@@ -42,8 +42,16 @@ class Difference:
     causes: list[str] = field(default_factory=list)
     resource: str = ""  # the resource a number is of (its unit), "" for counts, phases and shares
     agree: bool = False
+    #: the reported quantity as the dump writes it, shown for a resource the engine has no unit for
+    reported_text: str = ""
 
-    def value(self, v: Any) -> str:
+    def shown_engine(self) -> str:
+        return self._show(self.engine)
+
+    def shown_reported(self) -> str:
+        return safe(self.reported_text) if self.reported_text else self._show(self.reported)
+
+    def _show(self, v: Any) -> str:
         if self.resource and isinstance(v, int | float):
             return format_resource_value(self.resource, float(v))
         if isinstance(v, float):
@@ -54,8 +62,8 @@ class Difference:
         """One line; causes in `besides` (said once for every difference) are left out."""
         own = [c for c in self.causes if c not in besides]
         why = "; ".join(own) or ("nothing else found in the dump" if besides else "no cause found in the dump")
-        return (f"{safe(self.obj)} {safe(self.field)}: engine {self.value(self.engine)}, cluster "
-                f"{self.value(self.reported)} (likely: {why})")
+        return (f"{safe(self.obj)} {safe(self.field)}: engine {self.shown_engine()}, cluster "
+                f"{self.shown_reported()} (likely: {why})")
 
 
 @dataclass
@@ -64,6 +72,16 @@ class Report:
     notes: list[str]
     cluster_version: str | None
     engine_version: str
+
+    #: causes found for the dump as a whole (the Volcano version, the configuration)
+    dump_causes: list[str] = field(default_factory=list)
+
+    def common_causes(self) -> frozenset[str]:
+        """Causes of the whole dump that every difference shares (said once rather than on every line)."""
+        diffs = self.differences
+        if len(diffs) < 2:
+            return frozenset()
+        return frozenset(c for c in self.dump_causes if all(c in d.causes for d in diffs))
 
     @property
     def differences(self) -> list[Difference]:
@@ -81,8 +99,7 @@ class Report:
 
     def text(self) -> str:
         diffs = self.differences
-        common = frozenset.intersection(*(frozenset(d.causes) for d in diffs)) if len(diffs) > 1 else frozenset()
-        common = frozenset(c for c in common if "version" in c or "configuration" in c)  # said for the whole dump
+        common = self.common_causes()
         lines = [d.line(common) for d in diffs]
         lines += [f"every difference above may also come from {c}" for c in sorted(common)]
         if not self.rows:
@@ -198,6 +215,8 @@ def compare(text: str, source: str = "input", metrics: Scrape | None = None, con
                 e, r = float(engine.get(res, 0)), float(reported.get(res, 0))
                 extra = [] if res in known else [_unmodelled(res)]
                 add(obj, f"status.allocated.{res}", e, r, _close(e, r), extra + ev.causes(name, STATUS, res), res)
+                if res not in known and res in status["allocated"]:
+                    rows[-1].reported_text = str(status["allocated"][res])
             for res in skipped:  # a name Volcano's own Resource drops: the engine has no figure to compare
                 raw = status["allocated"].get(res) if isinstance(status["allocated"], dict) else None
                 add(obj, f"status.allocated.{res}", "-", safe(str(raw)), False,
@@ -235,7 +254,8 @@ def compare(text: str, source: str = "input", metrics: Scrape | None = None, con
             metric = f"metric {figure}" + (f".{res}" if res else "")
             add(f"Queue/{queue}", metric, e, value, _close(e, value) if res else abs(e - value) <= 1e-6,
                 ev.causes(queue, kind, res), res)
-    return Report(rows, ev.notes, ev.cluster_version, ev.engine_version)
+    dump_causes = list(dict.fromkeys(c for causes in ev.global_causes.values() for c in causes))
+    return Report(rows, ev.notes, ev.cluster_version, ev.engine_version, dump_causes)
 
 
 def check(text: str, source: str = "input", metrics_text: str | None = None,

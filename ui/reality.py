@@ -46,7 +46,7 @@ def rows(report: Report) -> list[dict[str, str]]:
     """One row per figure compared, the differing ones first (strings from the dump stay plain text)."""
     ordered = sorted(report.rows, key=lambda d: d.agree)
     return [{"": "differs" if not d.agree else "agrees", "object": d.obj, "figure": d.field,
-             "computed (engine)": d.value(d.engine), "reported (cluster)": d.value(d.reported),
+             "computed (engine)": d.shown_engine(), "reported (cluster)": d.shown_reported(),
              "likely causes": "; ".join(d.causes) if not d.agree else ""} for d in ordered]
 
 
@@ -80,13 +80,19 @@ def show_reality(ws: Workspace) -> None:
                        icon=":material/check_circle:")
         else:
             st.warning(f"{len(diffs)} of {len(report.rows)} figures differ.", icon=":material/warning:")
+            common = report.common_causes()
+            lines = []
             for d in diffs[:20]:
-                causes = "; ".join(d.causes) or "no cause found in the dump"
-                st.markdown(f"- **{md_escape(d.obj)}** {md_escape(d.field)}: computed "
-                            f"**{md_escape(d.value(d.engine))}**, reported **{md_escape(d.value(d.reported))}** · "
-                            f"likely: {md_escape(causes)}")
+                own = [c for c in d.causes if c not in common]
+                lines.append(f"- **{md_escape(d.obj)}** {md_escape(d.field)}: computed "
+                             f"**{md_escape(d.shown_engine())}**, reported **{md_escape(d.shown_reported())}**")
+                lines += [f"    - likely: {md_escape(c)}" for c in own] or (
+                    ["    - no cause found in the dump" + (" besides those below" if common else "")])
+            st.markdown("\n".join(lines))
             if len(diffs) > 20:
                 st.caption(f"... and {len(diffs) - 20} more in the table below.")
+            for c in sorted(common):
+                st.markdown(f"Every difference may also come from {md_escape(c)}.")
         if report.rows:
             st.dataframe(rows(report), hide_index=True, key="reality_table",
                          column_config={"likely causes": st.column_config.TextColumn(width="large")})

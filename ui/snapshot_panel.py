@@ -67,7 +67,6 @@ def _on_refresh(ws: Workspace) -> None:
 
 def snapshot_panel(ws: Workspace) -> None:
     """The live-cluster panel: kubeconfig path, context, ConfigMap, timeout; Take snapshot and Refresh."""
-    st.subheader("Snapshot of a live cluster")
     st.caption("Read-only (list and get only) with the kubeconfig's credentials: Nodes, Pods, Volcano's Queues and "
                "PodGroups, PriorityClasses and the scheduler ConfigMap, loaded like an upload.")
     st.session_state.setdefault("snapshot_kubeconfig", default_kubeconfig())
