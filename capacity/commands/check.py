@@ -30,8 +30,11 @@ def run(args: argparse.Namespace) -> int:
     metrics = parse_text(read_text_file(args.metrics)) if args.metrics else None
     if args.prometheus:
         metrics = query(args.prometheus, args.timeout)
+    # A selected Volcano release (a --volcano-version flag, when the version selector adds one to this command:
+    # its Version object or a plain string) and the session options it runs with.
+    given = getattr(args, "volcano_version", None)
     report = compare(text, source=args.cluster, metrics=metrics, conf_text=conf,
-                     volcano_version=getattr(args, "volcano_version", None))
+                     volcano_version=getattr(given, "name", given), options=getattr(args, "session_options", None))
     if args.format == "json":
         print(json.dumps(report.as_json(), indent=2))
     else:

@@ -334,3 +334,20 @@ def test_scalar_and_request_gauges_are_read():
 def test_odd_objects_the_engine_does_not_read_are_no_evidence_and_no_traceback(garbage):
     rep = report(dump(extra=[garbage]))
     assert rep.differences == [] and rep.cluster_version is None
+
+
+def test_the_command_passes_a_selected_release_on(tmp_path, capsys):
+    """The version selector's --volcano-version (a Version object with .name) reaches the version check."""
+    import argparse
+    from types import SimpleNamespace
+
+    from capacity.commands.check import run as run_check
+    path = tmp_path / "dump.yaml"
+    path.write_text(yaml.safe_dump(dump(queue_status={"running": 0}, extra=[scheduler()])))
+    args = argparse.Namespace(cluster=str(path), conf=None, metrics=None, prometheus=None, timeout=1,
+                              format="text", volcano_version=SimpleNamespace(name="1.12"))
+    assert run_check(args) == 1
+    assert "different Volcano version" not in capsys.readouterr().out
+    args.volcano_version = None
+    assert run_check(args) == 1
+    assert "different Volcano version" in capsys.readouterr().out
