@@ -81,6 +81,9 @@ def _call(what: str, fn: Callable[..., Any], timeout: float, **kw: Any) -> Any:
     except ApiException as exc:
         reason = {401: "unauthorized", 403: "forbidden", 404: "not found"}.get(exc.status, exc.reason or "error")
         message = _status_message(exc)
+        if exc.status == 410:  # the list changed past what the server keeps between two pages
+            reason = "expired"
+            message = "the cluster changed too much while its pages were read; take the snapshot again"
         raise SnapshotError(f"{what}: {reason} ({exc.status}){': ' + message if message else ''}",
                             exc.status) from None
     except NewConnectionError:  # (a subclass of urllib3's TimeoutError: refused is not a timeout)

@@ -71,6 +71,13 @@ def recorded() -> list[dict]:
     return items
 
 
+EXPIRED = ("The provided continue parameter is too old to display a consistent list result. You can start a new "
+           "list without the continue parameter, or use the continue token in this response to retrieve the "
+           "remainder of the results. Continuing with the provided token results in an inconsistent list - objects "
+           "that were created, modified, or deleted between the time the first chunk was returned and now may show "
+           "up in the list.")
+
+
 def status(code: int, reason: str, message: str, details: dict | None = None) -> dict:
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
             "reason": reason, **({"details": details} if details else {}), "code": code}
@@ -112,7 +119,7 @@ class Server:
     """A loopback API server: GETs answered from `table`, a refusal for an empty entry, 404 for no entry;
     with `hang` it never answers (until the test ends)."""
 
-    def __init__(self, table: dict[str, list[dict]], hang: bool = False) -> None:
+    def __init__(self, table: dict[str, list[dict]], hang: bool = False, expire: bool = False) -> None:
         self.requests: list[tuple[str, str]] = []
         self.release = threading.Event()
         outer = self
@@ -136,6 +143,8 @@ class Server:
                     return self.send(404, status(404, "NotFound", "the server could not find the requested resource"))
                 query = parse_qs(url.query)
                 token = query.get("continue", [""])[0]
+                if token and expire:
+                    return self.send(410, status(410, "Expired", EXPIRED))
                 n = int(token.rsplit("Oi", 1)[1]) if token else 0
                 if "limit" not in query and len(pages) > 1:
                     return self.send(500, status(500, "InternalError", "the test server expects paged lists"))
@@ -304,3 +313,14 @@ def test_bad_configmap_option_is_one_line(tmp_path, capsys):
     assert main(["snapshot", "--kubeconfig", kc, "--scheduler-configmap", "nameonly", "-o",
                  str(tmp_path / "d.yaml")]) == 2
     assert "must be NAMESPACE/NAME" in capsys.readouterr().err
+
+
+def test_an_expired_continue_token_is_one_line(tmp_path, capsys):
+    server = Server(routes(recorded()), expire=True)
+    try:
+        kc = kubeconfig(tmp_path, server.url)
+        assert main(["snapshot", "--kubeconfig", kc, "-o", str(tmp_path / "d.yaml"), "--timeout", "5"]) == 2
+        assert capsys.readouterr().err == ("error: snapshot: list nodes: expired (410): the cluster changed too much "
+                                           "while its pages were read; take the snapshot again\n")
+    finally:
+        server.close()
