@@ -1,168 +1,265 @@
-"""Reality check: the engine's numbers at session open against what the cluster itself reported.
+"""Reality check: the engine's numbers for a dump against what the cluster itself reported.
 
-The session is opened exactly as the scheduler opens it (`open_session`) and closed without running any
-action, so the figures are those Volcano computes from the dump before it decides anything. They are
-compared with the status the dump carries (Queue.status, PodGroup.status.phase) and, optionally, with a
-Prometheus text scrape of the scheduler's `volcano_queue_*` gauges
-(pkg/scheduler/metrics/queue.go:L28-176 @ed72c7c8: queue_allocated_milli_cpu, queue_allocated_memory_bytes,
-queue_deserved_milli_cpu, queue_deserved_memory_bytes, queue_share, queue_capacity_milli_cpu,
-queue_capacity_memory_bytes, queue_real_capacity_milli_cpu, queue_real_capacity_memory_bytes; namespace
-`volcano`, label `queue_name`; units millicores and bytes).
+A session is opened on the dump exactly as the scheduler opens it (`open_session`), its enqueue action runs
+when the configuration has one, and it closes: PodGroup phases are then what that session's close would
+write (enqueue moves Pending to Inqueue; the close writes Running, Pending or Inqueue from the tasks,
+framework/job_updater.go and session.go:jobStatus @ed72c7c8), and each Queue's allocated is what the close
+writes to Queue.status.allocated (session.go:L501-555 @ed72c7c8, updateQueueStatus). They are compared with
+the status the dump carries (Queue.status, PodGroup.status.phase) and, optionally, with the scheduler's
+`volcano_queue_*` gauges (`capacity.prometheus`). Every difference names the likely causes the dump lets
+`capacity.check_causes` check.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from capacity.check_causes import METRIC_ALLOCATED, METRIC_PLAN, PHASE, STATUS, Evidence, pg_queue
 from capacity.errors import InputError
-from capacity.k8s import iter_documents, load_cluster
-from capacity.resources import from_resource_list, to_dict
+from capacity.framework.session import SessionOptions
+from capacity.k8s import iter_documents, load_objects, parse_conf_text
+from capacity.prometheus import Scrape, parse_text
+from capacity.quantity import format_resource_value
+from capacity.resources import Resource, from_resource_list, to_dict
 from capacity.scheduler import open_session
+from capacity.text import safe
 
-#: Scraped gauge -> (engine figure, resource) in the engine's units (millicores, bytes).
-METRICS = {
-    "volcano_queue_allocated_milli_cpu": ("allocated", "cpu"),
-    "volcano_queue_allocated_memory_bytes": ("allocated", "memory"),
-    "volcano_queue_deserved_milli_cpu": ("deserved", "cpu"),
-    "volcano_queue_deserved_memory_bytes": ("deserved", "memory"),
-    "volcano_queue_capacity_milli_cpu": ("capability", "cpu"),
-    "volcano_queue_capacity_memory_bytes": ("capability", "memory"),
-    "volcano_queue_real_capacity_milli_cpu": ("realCapability", "cpu"),
-    "volcano_queue_real_capacity_memory_bytes": ("realCapability", "memory"),
-    "volcano_queue_share": ("share", ""),
-}
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}\s+(\S+)')
-_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+#: The PodGroup phases a Queue's status counts (pkg/controllers/queue/queue_controller_action.go @ed72c7c8).
+COUNTS = ("pending", "running", "inqueue", "unknown", "completed")
+#: gauge figures compared like the allocated status (independent of the configuration's plugins)
+_AS_ALLOCATED = ("allocated", "request")
 
 
 @dataclass
 class Difference:
+    """One figure compared: the engine's value, the cluster's, and (when they differ) the likely causes."""
+
     obj: str
     field: str
     engine: Any
     reported: Any
     causes: list[str] = field(default_factory=list)
+    resource: str = ""  # the resource a number is of (its unit), "" for counts, phases and shares
+    agree: bool = False
+    #: the reported quantity as the dump writes it, shown for a resource the engine has no unit for
+    reported_text: str = ""
 
-    def line(self) -> str:
-        why = "; ".join(self.causes) or "no cause found in the dump"
-        return f"{self.obj} {self.field}: engine {self.engine}, cluster {self.reported} (likely: {why})"
+    def shown_engine(self) -> str:
+        return self._show(self.engine)
+
+    def shown_reported(self) -> str:
+        return safe(self.reported_text) if self.reported_text else self._show(self.reported)
+
+    def _show(self, v: Any) -> str:
+        if self.resource and isinstance(v, int | float):
+            return format_resource_value(self.resource, float(v))
+        if isinstance(v, float):
+            return f"{v:.6g}"
+        return safe(str(v))
+
+    def line(self, besides: frozenset[str] = frozenset()) -> str:
+        """One line; causes in `besides` (said once for every difference) are left out."""
+        own = [c for c in self.causes if c not in besides]
+        why = "; ".join(own) or ("nothing else found in the dump" if besides else "no cause found in the dump")
+        return (f"{safe(self.obj)} {safe(self.field)}: engine {self.shown_engine()}, cluster "
+                f"{self.shown_reported()} (likely: {why})")
 
 
-def parse_metrics(text: str) -> dict[str, dict[str, float]]:
-    """{queue: {metric: value}} from Prometheus' text exposition format; other lines are ignored."""
-    out: dict[str, dict[str, float]] = {}
-    for raw in text.splitlines():
-        m = _SAMPLE.match(raw.strip())
-        if not m or m.group(1) not in METRICS:
-            continue
-        labels = dict(_LABEL.findall(m.group(2)))
-        if "queue_name" in labels:
-            try:
-                out.setdefault(labels["queue_name"], {})[m.group(1)] = float(m.group(3))
-            except ValueError:
-                continue
+@dataclass
+class Report:
+    rows: list[Difference]
+    notes: list[str]
+    cluster_version: str | None
+    engine_version: str
+
+    #: causes found for the dump as a whole (the Volcano version, the configuration)
+    dump_causes: list[str] = field(default_factory=list)
+
+    def common_causes(self) -> frozenset[str]:
+        """Causes of the whole dump that every difference shares (said once rather than on every line)."""
+        diffs = self.differences
+        if len(diffs) < 2:
+            return frozenset()
+        return frozenset(c for c in self.dump_causes if all(c in d.causes for d in diffs))
+
+    @property
+    def differences(self) -> list[Difference]:
+        return [r for r in self.rows if not r.agree]
+
+    @property
+    def has_status(self) -> bool:
+        """Whether the dump (or the metrics) gave anything to compare with."""
+        return bool(self.rows)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"agree": not self.differences, "compared": len(self.rows),
+                "differences": [_public(d) for d in self.differences], "notes": self.notes,
+                "cluster_version": self.cluster_version, "engine_version": self.engine_version}
+
+    def text(self) -> str:
+        diffs = self.differences
+        common = self.common_causes()
+        lines = [d.line(common) for d in diffs]
+        lines += [f"every difference above may also come from {c}" for c in sorted(common)]
+        if not self.rows:
+            lines.append("nothing to compare: the dump carries no Queue status or PodGroup phase (and no metrics "
+                         "were given)")
+        elif not lines:
+            lines.append(f"agree: the engine's numbers match the cluster's ({len(self.rows)} figures compared)")
+        else:
+            lines.append(f"{len(diffs)} of {len(self.rows)} figures differ")
+        return "\n".join(lines + [f"note: {n}" for n in self.notes])
+
+
+def _public(d: Difference) -> dict[str, Any]:
+    out = asdict(d)
+    del out["agree"]
     return out
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= max(1.0, 1e-6 * max(abs(a), abs(b)))
+    """Equal as Volcano writes them (whole millicores, bytes, milli-units, pod counts), or within float noise
+    for the huge "unlimited" values."""
+    return abs(a - b) <= max(0.5, 1e-9 * max(abs(a), abs(b)))
 
 
-def check(text: str, source: str = "input", metrics_text: str | None = None) -> list[Difference]:
-    cluster = load_cluster(text, source=source)
-    docs = list(iter_documents(text, source))
-    ssn = open_session(cluster)
-    result = ssn.close()
-    figures = result.queues
-    raw_queues = {d.get("metadata", {}).get("name"): d for d in docs if d.get("kind") == "Queue"}
-    raw_pgs = {f"{d['metadata'].get('namespace') or 'default'}/{d['metadata'].get('name')}": d
-               for d in docs if d.get("kind") == "PodGroup" and isinstance(d.get("metadata"), dict)}
-    pods = [d for d in docs if d.get("kind") == "Pod" and isinstance(d.get("metadata"), dict)]
-    has_conf = any(d.get("kind") == "ConfigMap" for d in docs)
-    diffs: list[Difference] = []
+def _unmodelled(res: str) -> str:
+    if res.startswith("deviceclass/") or ".deviceclass/" in res:
+        return (f"a resource the engine does not model ({safe(res)}: DRA devices, which the close adds to "
+                "Queue.status.allocated, session_dra_queue_status.go:L83-108 @ed72c7c8)")
+    return f"a resource the engine does not model ({safe(res)})"
 
-    def causes(queue: str) -> list[str]:
-        out: list[str] = []
-        qpods = [p for p in pods if _queue_of(p, raw_pgs) == queue]
-        others = sorted(_name(p) for p in qpods if (p.get("spec") or {}).get("schedulerName")
-                        not in (None, "volcano") and (p.get("spec") or {}).get("nodeName"))
-        if others:
-            out.append(f"pods bound by another scheduler: {', '.join(others)}")
-        gone = sorted(_name(p) for p in qpods if p["metadata"].get("deletionTimestamp"))
-        if gone:
-            out.append(f"terminating pods (metadata.deletionTimestamp): {', '.join(gone)}")
-        stamps = [str(c.get("lastTransitionTime")) for k, pg in raw_pgs.items() if _pg_queue(pg) == queue
-                  for c in ((pg.get("status") or {}).get("conditions") or []) if c.get("lastTransitionTime")]
-        newest_pod = max((str(p["metadata"].get("creationTimestamp") or "") for p in qpods), default="")
-        if stamps and newest_pod and newest_pod > max(stamps):
-            out.append(f"status stale: a pod was created at {newest_pod}, after the last status update "
-                       f"{max(stamps)}")
-        return out
 
-    for name, q in sorted(raw_queues.items()):
-        fig = figures.get(name)
-        status = q.get("status") or {}
-        if fig is None or not isinstance(status, dict):
+def status_allocated(ssn: Any) -> dict[str, Resource]:
+    """What the session's close writes to each Queue.status.allocated: the requests of the tasks in an
+    allocated status, per job's queue and, when a root queue exists, up every ancestor to root
+    (session.go:L501-540 @ed72c7c8). Volcano's sharable-device and DRA additions are not modelled."""
+    out = {name: Resource.empty() for name in ssn.queues}
+    root = "root" in ssn.queues
+    for job in ssn.jobs.values():
+        if job.queue not in out:
             continue
+        out[job.queue].add(job.allocated)
+        if not root:
+            continue
+        queue, seen = ssn.queues[job.queue], {job.queue}
+        while True:
+            parent = queue.parent or "root"
+            if parent not in out or parent in seen:
+                break
+            out[parent].add(job.allocated)
+            if parent == "root":
+                break
+            seen.add(parent)
+            queue = ssn.queues[parent]
+    return out
+
+
+def _session(cluster: Any, options: SessionOptions | None) -> tuple[Any, dict[str, Resource]]:
+    ssn = open_session(cluster, options=options)
+    if "enqueue" in ssn.conf.actions:
+        from capacity.actions import enqueue
+        ssn.trace.action = "enqueue"
+        enqueue.execute(ssn)
+        ssn.trace.action = "close"
+    allocated = status_allocated(ssn)
+    result = ssn.close()
+    ssn.release()
+    return result, allocated
+
+
+def compare(text: str, source: str = "input", metrics: Scrape | None = None, conf_text: str | None = None,
+            volcano_version: str | None = None, options: SessionOptions | None = None) -> Report:
+    """Every figure the dump (and `metrics`) reports, beside the engine's.
+
+    `conf_text`: a configuration given apart from the dump; `volcano_version`: the version the engine
+    simulates (None: HEAD), compared with the dump's scheduler image; `options`: the session options that
+    version (or other compatibility switches) run with.
+    """
+    docs = list(iter_documents(text, source))
+    cluster = load_objects(docs, source)
+    if conf_text is not None:
+        cluster.conf = parse_conf_text(conf_text, "volcano-scheduler.conf")
+    result, allocated = _session(cluster, options)
+    ev = Evidence(docs, conf_warnings=[str(w) for w in cluster.conf.warnings], conf_given=conf_text is not None,
+                  volcano_version=volcano_version)
+    rows: list[Difference] = []
+
+    def add(obj: str, fld: str, engine: Any, reported: Any, same: bool, causes: list[str],
+            resource: str = "") -> None:
+        rows.append(Difference(obj, fld, engine, reported, [] if same else causes, resource, same))
+
+    phases = result.podgroup_phases
+    # Resource names the engine reads somewhere (a node's allocatable, a queue's allocated): any other name in
+    # a reported figure is one it does not model.
+    known = {"cpu", "memory", "pods"}
+    for node in cluster.nodes:
+        known.update(to_dict(node.allocatable))
+    for res in allocated.values():
+        known.update(to_dict(res))
+    for doc in docs:
+        if doc.get("kind") != "Queue" or not isinstance(doc.get("metadata"), dict):
+            continue
+        name = str(doc["metadata"].get("name"))
+        status = doc.get("status")
+        if not isinstance(status, dict) or name not in allocated:
+            continue
+        obj = f"Queue/{name}"
         if status.get("allocated") is not None:
-            reported = to_dict(from_resource_list(status["allocated"], obj=f"Queue/{name}",
-                                                  field="status.allocated"))
-            for res in sorted(set(reported) | {"cpu", "memory"}):
-                e, r = float(fig["allocated"].get(res, 0)), float(reported.get(res, 0))
-                if not _close(e, r):
-                    extra = [] if res in fig["allocated"] or res in ("cpu", "memory") else \
-                        [f"a resource the engine does not model ({res})"]
-                    diffs.append(Difference(f"Queue/{name}", f"status.allocated.{res}", e, r,
-                                            extra + causes(name)))
-        engine_counts = {"running": 0, "pending": 0, "inqueue": 0}
-        for uid, phase in result.podgroup_phases.items():
-            if uid in raw_pgs and _pg_queue(raw_pgs[uid]) == name and phase.lower() in engine_counts:
-                engine_counts[phase.lower()] += 1
-        for key, e in engine_counts.items():
+            skipped: list[str] = []
+            reported = to_dict(from_resource_list(status["allocated"], obj=obj, field="status.allocated",
+                                                  skipped=skipped))
+            engine = to_dict(allocated[name])
+            for res in sorted(set(reported) | set(engine)):
+                e, r = float(engine.get(res, 0)), float(reported.get(res, 0))
+                extra = [] if res in known else [_unmodelled(res)]
+                add(obj, f"status.allocated.{res}", e, r, _close(e, r), extra + ev.causes(name, STATUS, res), res)
+                if res not in known and res in status["allocated"]:
+                    rows[-1].reported_text = str(status["allocated"][res])
+            for res in skipped:  # a name Volcano's own Resource drops: the engine has no figure to compare
+                raw = status["allocated"].get(res) if isinstance(status["allocated"], dict) else None
+                add(obj, f"status.allocated.{res}", "-", safe(str(raw)), False,
+                    [_unmodelled(res)] + ev.causes(name, STATUS, res))
+        counts = dict.fromkeys(COUNTS, 0)
+        for uid, pg in ev.pgs.items():
+            phase = str(phases.get(uid, "")).lower()
+            if pg_queue(pg) == name and phase in counts:
+                counts[phase] += 1
+        for key, e in counts.items():
             if key not in status:
                 continue
-            reported_n = status.get(key) or 0
-            if not isinstance(reported_n, int) or isinstance(reported_n, bool):
-                raise InputError(f"Queue/{name}", f"status.{key}", f"must be an integer, got {reported_n!r}")
-            if reported_n != e:
-                diffs.append(Difference(f"Queue/{name}", f"status.{key}", e, reported_n, causes(name)))
-    for uid, pg in sorted(raw_pgs.items()):
-        reported = (pg.get("status") or {}).get("phase")
-        engine = result.podgroup_phases.get(uid)
-        if reported and engine and reported != engine:
-            diffs.append(Difference(f"PodGroup/{uid}", "status.phase", engine, reported, causes(_pg_queue(pg))))
-    if metrics_text is not None:
-        for queue, values in sorted(parse_metrics(metrics_text).items()):
-            fig = figures.get(queue)
-            if fig is None:
+            r = status.get(key) or 0
+            if not isinstance(r, int) or isinstance(r, bool):
+                raise InputError(obj, f"status.{key}", f"must be an integer, got {safe(repr(r))}")
+            add(obj, f"status.{key}", e, r, r == e, ev.causes(name, PHASE))
+    for uid, pg in sorted(ev.pgs.items()):
+        reported_phase = (pg.get("status") or {}).get("phase") if isinstance(pg.get("status"), dict) else None
+        engine_phase = phases.get(uid)
+        if reported_phase and engine_phase:
+            add(f"PodGroup/{uid}", "status.phase", engine_phase, str(reported_phase),
+                engine_phase == reported_phase, ev.causes(pg_queue(pg), PHASE))
+    for queue, values in sorted((metrics or {}).items()):
+        fig = result.queues.get(queue)
+        if fig is None:
+            ev.notes.append(f"metrics of queue {safe(queue)} not compared: the engine has no numbers for it "
+                            "(no such Queue, or no job in it)")
+            continue
+        for (figure, res), value in sorted(values.items()):
+            have = fig.get(figure)
+            if have is None:
                 continue
-            for metric, value in sorted(values.items()):
-                what, res = METRICS[metric]
-                e = float(fig[what]) if not res else float(fig[what].get(res, 0))
-                if not _close(e, value):
-                    extra = ["a scheduler configuration different from the one in the dump (the dump has no "
-                             "ConfigMap)"] if not has_conf and what in ("deserved", "share") else []
-                    diffs.append(Difference(f"Queue/{queue}", metric, e, value, extra + causes(queue)))
-    return diffs
+            e = float(have) if not res else float(have.get(res, 0))
+            kind = METRIC_ALLOCATED if figure in _AS_ALLOCATED else METRIC_PLAN
+            metric = f"metric {figure}" + (f".{res}" if res else "")
+            add(f"Queue/{queue}", metric, e, value, _close(e, value) if res else abs(e - value) <= 1e-6,
+                ev.causes(queue, kind, res), res)
+    dump_causes = list(dict.fromkeys(c for causes in ev.global_causes.values() for c in causes))
+    return Report(rows, ev.notes, ev.cluster_version, ev.engine_version, dump_causes)
 
 
-def _name(p: dict[str, Any]) -> str:
-    return f"{p['metadata'].get('namespace') or 'default'}/{p['metadata'].get('name')}"
-
-
-def _pg_queue(pg: dict[str, Any]) -> str:
-    return str((pg.get("spec") or {}).get("queue") or "default")
-
-
-def _queue_of(pod: dict[str, Any], pgs: dict[str, dict[str, Any]]) -> str:
-    ann = pod["metadata"].get("annotations") or {}
-    group = ann.get("scheduling.k8s.io/group-name")
-    ns = pod["metadata"].get("namespace") or "default"
-    pg = pgs.get(f"{ns}/{group}")
-    return _pg_queue(pg) if pg else ""
-
-
-def as_json(diffs: list[Difference]) -> dict[str, Any]:
-    return {"agree": not diffs, "differences": [asdict(d) for d in diffs]}
+def check(text: str, source: str = "input", metrics_text: str | None = None,
+          volcano_version: str | None = None) -> list[Difference]:
+    """The differences only (see `compare`), with metrics from a Prometheus text scrape."""
+    metrics = parse_text(metrics_text) if metrics_text is not None else None
+    return compare(text, source, metrics, volcano_version=volcano_version).differences

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+#: The Volcano revision the engine is ported from (HEAD of the mirror), when no version is selected.
+ENGINE_REVISION = "ed72c7c8"
+ENGINE_VERSION = f"HEAD ({ENGINE_REVISION})"
 #: The scheduler's image name (last path segment); vc-agent-scheduler is a different scheduler.
 SCHEDULER_IMAGE = "vc-scheduler"
 SCHEDULER_APP = "volcano-scheduler"
@@ -37,20 +40,24 @@ def _image_name(image: str) -> str:
     return image.split("@", 1)[0].rsplit("/", 1)[-1].split(":", 1)[0]
 
 
+def _items(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _containers(doc: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """(labels, containers) of a Pod, or of the pod template of a Deployment/ReplicaSet/StatefulSet."""
     kind = doc.get("kind")
     spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
     meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
     if kind == "Pod":
-        return (meta.get("labels") or {}), (spec.get("containers") or [])
+        return (meta.get("labels") or {}), _items(spec.get("containers"))
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
         tmpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
         tmeta = tmpl.get("metadata") if isinstance(tmpl.get("metadata"), dict) else {}
         tspec = tmpl.get("spec") if isinstance(tmpl.get("spec"), dict) else {}
         labels = {**(meta.get("labels") or {}), **(tmeta.get("labels") or {})} if isinstance(
             meta.get("labels") or {}, dict) and isinstance(tmeta.get("labels") or {}, dict) else {}
-        return labels, (tspec.get("containers") or [])
+        return labels, _items(tspec.get("containers"))
     return {}, []
 
 
@@ -80,3 +87,22 @@ def scheduler_version(docs: list[dict[str, Any]]) -> str | None:
     Deployment/Pod or its tag is not a version (`latest`, a digest, a branch name)."""
     image = scheduler_image(docs)
     return image_version(image) if image else None
+
+
+def _is_head(version: str | None) -> bool:
+    return not version or version.strip().lower() in ("head", "main", "master", "latest")
+
+
+def version_label(version: str | None) -> str:
+    """How a message names the version the engine simulates: '1.13.2', or HEAD when none is selected."""
+    return ENGINE_VERSION if _is_head(version) else str(version).strip().lstrip("vV")
+
+
+def same_release(cluster: str, selected: str | None) -> bool:
+    """Whether the cluster's version ('1.13.2') is the release the engine simulates: `selected` names it
+    as precisely as it likes ('1.13' matches every 1.13.x); HEAD (None) matches no release."""
+    if _is_head(selected):
+        return False
+    want = str(selected).strip().lstrip("vV").split(".")
+    have = cluster.strip().lstrip("vV").split(".")
+    return have[:len(want)] == want

@@ -27,6 +27,7 @@ from ui.editing import (
     value,
 )
 from ui.paging import paged_table
+from ui.reality import show_reality
 from ui.state import get_workspace
 from ui.text import md_code, md_escape
 from ui.views import declared_capabilities, queue_detail_rows
@@ -346,6 +347,7 @@ def _rename_form() -> None:
 
 
 _numbers()
+show_reality(ws)
 st.divider()
 st.header("Edit the queues")
 st.caption("Quantities are Kubernetes quantities: `4`, `500m`, `8Gi`; leave a field blank to unset it. Every edit "

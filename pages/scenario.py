@@ -10,6 +10,7 @@ import streamlit as st
 
 from capacity.export import export_yaml
 from ui.answers import MEMO_KEY as ANSWER_MEMO_KEY
+from ui.snapshot_panel import snapshot_panel
 from ui.state import Problem, fixture_description, fixture_names, get_workspace
 from ui.text import md_escape
 from ui.widgets import scenario_caption, show_problem
@@ -145,6 +146,8 @@ with paste:
                  placeholder='actions: "enqueue, allocate, backfill"\ntiers: ...')
     st.button("Load pasted YAML", key="load_paste", on_click=_load_paste, type="primary")
     show_problem(ws.errors.get("paste"), _kept())
+with st.expander("Live cluster: take a read-only snapshot", expanded=bool(st.session_state.get("snapshot_last"))):
+    snapshot_panel(ws)
 
 _show_loaded()
 st.markdown(f"Loaded scenario: **{md_escape(ws.scenario)}**")

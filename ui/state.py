@@ -159,6 +159,9 @@ class Workspace:
     answer_run: Any = field(default=None, repr=False, compare=False)
     #: the release named by the loaded dump's volcano-scheduler image ("1.13.2"), if any (capacity/versions)
     detected_version: str | None = None
+    #: the text (and separate configuration) the scenario was loaded from: what the reality check compares
+    loaded_text: str | None = field(default=None, repr=False, compare=False)
+    loaded_conf: str | None = field(default=None, repr=False, compare=False)
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -186,6 +189,7 @@ class Workspace:
         release = known_or_none(self.detected_version)
         if release is not None:  # the release the dump's scheduler runs, preselected (the Scheduler page)
             self.options = SessionOptions(**session_kwargs(release))
+        self.loaded_text, self.loaded_conf = text, conf_text
         return True
 
     def load_fixture(self, name: str) -> bool:

@@ -1,4 +1,5 @@
-"""`check DUMP.yaml [--metrics METRICS.txt] [--format text|json]`: the engine's numbers against the cluster's."""
+"""`check DUMP.yaml [--metrics METRICS.txt | --prometheus URL] [--format text|json]`: the engine's numbers
+against the cluster's."""
 
 from __future__ import annotations
 
@@ -10,19 +11,32 @@ from typing import Any
 def add_parser(sub: Any) -> None:
     s = sub.add_parser("check", help="compare the engine's numbers with the status and metrics the cluster reported",
                        description="Exit 0 when they agree, 1 when they differ, 2 on bad input.")
-    s.add_argument("cluster", help="YAML dump (kubectl get -o yaml) with Queue and PodGroup status")
-    s.add_argument("--metrics", help="a Prometheus text-format scrape of the scheduler's metrics endpoint")
+    s.add_argument("cluster", help="YAML or JSON dump (kubectl get -o yaml) with Queue and PodGroup status")
+    s.add_argument("--conf", help="volcano-scheduler.conf (or its ConfigMap) if not inside the dump")
+    where = s.add_mutually_exclusive_group()
+    where.add_argument("--metrics", help="a Prometheus text-format scrape of the scheduler's metrics endpoint")
+    where.add_argument("--prometheus", metavar="URL",
+                       help="a Prometheus server's base URL (HTTP API): its volcano_queue_* series are compared")
+    s.add_argument("--timeout", type=float, default=10, help="seconds to wait for --prometheus (default 10)")
     s.add_argument("--format", choices=("text", "json"), default="text")
 
 
 def run(args: argparse.Namespace) -> int:
-    from capacity.check import as_json, check
+    from capacity.check import compare
     from capacity.limits import read_text_file
+    from capacity.prometheus import parse_text, query
     text = read_text_file(args.cluster)
-    metrics = read_text_file(args.metrics) if args.metrics else None
-    diffs = check(text, source=args.cluster, metrics_text=metrics)
+    conf = read_text_file(args.conf) if args.conf else None
+    metrics = parse_text(read_text_file(args.metrics)) if args.metrics else None
+    if args.prometheus:
+        metrics = query(args.prometheus, args.timeout)
+    # A selected Volcano release (a --volcano-version flag, when the version selector adds one to this command:
+    # its Version object or a plain string) and the session options it runs with.
+    given = getattr(args, "volcano_version", None)
+    report = compare(text, source=args.cluster, metrics=metrics, conf_text=conf,
+                     volcano_version=getattr(given, "name", given), options=getattr(args, "session_options", None))
     if args.format == "json":
-        print(json.dumps(as_json(diffs), indent=2))
+        print(json.dumps(report.as_json(), indent=2))
     else:
-        print("\n".join(d.line() for d in diffs) if diffs else "agree: the engine's numbers match the cluster's")
-    return 1 if diffs else 0
+        print(report.text())
+    return 1 if report.differences else 0
