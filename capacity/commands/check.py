@@ -19,6 +19,8 @@ def add_parser(sub: Any) -> None:
                        help="a Prometheus server's base URL (HTTP API): its volcano_queue_* series are compared")
     s.add_argument("--timeout", type=float, default=10, help="seconds to wait for --prometheus (default 10)")
     s.add_argument("--format", choices=("text", "json"), default="text")
+    from capacity.versions.cli import add_version_arg
+    add_version_arg(s)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,9 +32,13 @@ def run(args: argparse.Namespace) -> int:
     metrics = parse_text(read_text_file(args.metrics)) if args.metrics else None
     if args.prometheus:
         metrics = query(args.prometheus, args.timeout)
-    # A selected Volcano release (a --volcano-version flag, when the version selector adds one to this command:
-    # its Version object or a plain string) and the session options it runs with.
+    # A selected Volcano release (--volcano-version) and the session options it runs with. Only a release
+    # given on the command line is simulated: the dump's own one is what the comparison reports on.
     given = getattr(args, "volcano_version", None)
+    if given is not None and getattr(args, "session_options", None) is None:
+        from capacity.framework.session import SessionOptions
+        from capacity.versions.cli import session_kwargs
+        args.session_options = SessionOptions(**session_kwargs(given))
     report = compare(text, source=args.cluster, metrics=metrics, conf_text=conf,
                      volcano_version=getattr(given, "name", given), options=getattr(args, "session_options", None))
     if args.format == "json":

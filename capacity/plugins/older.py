@@ -99,7 +99,7 @@ def proportion_reclaim_less_partly(plugin: Any, reclaimer: Task, t: Task, queue:
 def proportion_inqueue_v114(plugin: Any) -> None:
     """proportion before PR #5100 (v1.15.0): an Inqueue job's inqueue was its whole minResources (less
     gated pods), its already allocated pods counted a second time (proportion.go:L158-159 @v1.14.0)."""
-    from capacity.plugins.capacity import _inqueue_of, deduct_sch_gated  # (capacity imports this module)
+    from capacity.plugins.capacity_attrs import _inqueue_of, deduct_sch_gated
     for job in plugin.ssn.jobs.values():
         attr = plugin.attrs.get(job.queue)
         if attr is None or job.min_resources is None or job.phase != PodGroupPhase.INQUEUE:
@@ -155,7 +155,7 @@ def clip_flat_deserved_v111(plugin: Any) -> None:
     """Flat deserved before PR #3946 (v1.12.0): clipped to the queue's request (allocated and pending pods; a
     resource not requested kept), then raised to the guarantee (capacity.go:L372-378 @v1.11.0). New Resources
     (the old ones may be shared with a cached tree); the share follows."""
-    from capacity.plugins.capacity import update_share  # (capacity imports this module)
+    from capacity.plugins.capacity_attrs import update_share
     for attr in plugin.attrs.values():
         attr.deserved = res_max(attr.deserved.clone().min_dimension_resource(attr.request, INFINITY), attr.guarantee)
         attr.fixed = None  # its numbers are this session's, not the cached spec-fixed ones (QueueAttr.summary)

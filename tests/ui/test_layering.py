@@ -27,16 +27,19 @@ ENGINE = ROOT / "capacity"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("capacity", "capacity.text", "capacity.errors", "capacity.limits", "capacity.glossary",
               "capacity.names", "capacity.service_type", "capacity.trace", "capacity.quantity",
-              "capacity.resources", "capacity.accel", "capacity.human_units")),
+              "capacity.resources", "capacity.accel", "capacity.human_units", "capacity.versions",
+              "capacity.versions.releases", "capacity.versions.switches", "capacity.versions.table")),
     ("core", ("capacity.model", "capacity.conf", "capacity.cluster", "capacity.webhook", "capacity.cards")),
-    ("io", ("capacity.k8s", "capacity.export", "capacity.snapshot", "capacity.openb")),
+    ("io", ("capacity.k8s", "capacity.export", "capacity.snapshot", "capacity.openb", "capacity.prometheus",
+            "capacity.volcano_image")),
     ("engine", ("capacity.framework", "capacity.framework.*", "capacity.plugins", "capacity.plugins.*",
                 "capacity.actions", "capacity.actions.*", "capacity.scheduler", "capacity.accel.*",
                 "capacity.nodefit", "capacity.kernels", "capacity.fit_report")),
     ("time", ("capacity.sim", "capacity.replay", "capacity.workload", "capacity.timeline")),
     ("analysis", ("capacity.answer", "capacity.answer_*", "capacity.explain", "capacity.whatif", "capacity.lint",
                   "capacity.compare", "capacity.check", "capacity.lessons", "capacity.edit", "capacity.jobform",
-                  "capacity.charts", "capacity.views_paging")),
+                  "capacity.charts", "capacity.views_paging", "capacity.check_causes",
+                  "capacity.versions.cli", "capacity.versions.diff", "capacity.versions.lint")),
     ("cli", ("capacity.cli", "capacity.__main__", "capacity.commands", "capacity.commands.*")),
 ]
 
