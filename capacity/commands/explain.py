@@ -10,7 +10,6 @@ import argparse
 import json
 from typing import Any
 
-from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
 from capacity.commands.simulate import add_cluster_args, load, options
 from capacity.errors import InputError
 from capacity.text import safe_lines
@@ -35,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     cluster = load(args, warn=False)
+    from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
     traced = explain_run(cluster, args.cycles, options(args))
     before = traced.before
     if args.pod:

@@ -19,7 +19,6 @@ from capacity.cli import EXIT_INTERRUPTED
 from capacity.commands.outputs import check_writable, write_or_report
 from capacity.commands.simulate import print_warnings
 from capacity.errors import InputError
-from capacity.framework.session import SessionOptions
 from capacity.text import safe, safe_lines
 
 #: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
@@ -129,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     started = time.perf_counter()
     cluster, label = load_source(args)
+    from capacity.framework.session import SessionOptions
     sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle, session=SessionOptions()))
     loaded = time.perf_counter()
     show = sys.stderr.isatty() if args.progress is None else args.progress

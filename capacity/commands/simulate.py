@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capacity.commands.outputs import check_writable, write_or_report
 from capacity.errors import InputError
-from capacity.framework.session import SessionOptions
-from capacity.scheduler import simulate
 from capacity.text import safe_lines
-from capacity.trace import Trace
+
+if TYPE_CHECKING:
+    from capacity.framework.session import SessionOptions
 
 
 def add_parser(sub: Any) -> None:
@@ -69,6 +69,7 @@ def print_warnings(warnings: list[Any]) -> None:
 
 
 def options(args: argparse.Namespace) -> SessionOptions:
+    from capacity.framework.session import SessionOptions  # (the engine: not imported for --help)
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare)
 
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     check_writable("--trace", args.trace)
+    from capacity.scheduler import simulate
+    from capacity.trace import Trace
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
     result = simulate(cluster, args.cycles, trace, options(args))
