@@ -561,13 +561,29 @@ def _line_col(text: str, pos: int) -> str:
     return f"line {line}, column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
 
 
+def _deeper_than(docs: list[Any], max_depth: int) -> bool:
+    """Whether parsed JSON nests deeper than max_depth (containers only, no recursion)."""
+    stack = [(d, 1) for d in docs if type(d) is dict or type(d) is list]
+    while stack:
+        x, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        depth += 1
+        stack.extend((v, depth) for v in (x.values() if type(x) is dict else x) if type(v) is dict or type(v) is list)
+    return False
+
+
 def json_load_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH) -> list[Any]:
     """Every value of a JSON text or a stream of concatenated JSON values (what `kubectl get -o json`
-    prints, one object per call), as plain data; errors name the line and column."""
-    ok, at = _json_depth_ok(text, max_depth)
-    if not ok:
-        raise InputError(source, _line_col(text, at), f"JSON nested more than {max_depth} levels deep; refused "
-                         "(Kubernetes objects need far fewer)")
+    prints, one object per call), as plain data; errors name the line and column.
+
+    The C decoder reads first (it refuses nesting past Python's recursion limit by itself) and the depth
+    is checked on the data; only a refused text is scanned for where it nests too deep, so that the depth
+    refusal comes first as it would from a scan before parsing."""
+    def too_deep() -> InputError | None:
+        ok, at = _json_depth_ok(text, max_depth)
+        return None if ok else InputError(source, _line_col(text, at), f"JSON nested more than {max_depth} levels "
+                                          "deep; refused (Kubernetes objects need far fewer)")
     decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicates)
     docs: list[Any] = []
     pos, end = 0, len(text)
@@ -579,11 +595,14 @@ def json_load_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH) 
             docs.append(doc)
             pos = ws.match(text, pos).end()  # type: ignore[union-attr]
     except json.JSONDecodeError as exc:
-        raise InputError(source, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
+        raise too_deep() or InputError(source, f"line {exc.lineno}, column {exc.colno}",
+                                       f"malformed JSON: {exc.msg}") from None
     except ValueError as exc:  # a duplicate key
-        raise InputError(source, f"value starting at {_line_col(text, pos)}", str(exc)) from None
-    except RecursionError:  # pragma: no cover - the depth check should prevent this
-        raise InputError(source, "", "JSON too deeply nested to read") from None
+        raise too_deep() or InputError(source, f"value starting at {_line_col(text, pos)}", str(exc)) from None
+    except RecursionError:
+        raise too_deep() or InputError(source, "", "JSON too deeply nested to read") from None
+    if _deeper_than(docs, max_depth):
+        raise too_deep() or InputError(source, "", f"JSON nested more than {max_depth} levels deep")
     return docs
 
 
