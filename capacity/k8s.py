@@ -83,7 +83,9 @@ def load_cluster(text: str, source: str = "input", conf_text: str | None = None)
 
     Text over the input size limit (`capacity.limits.max_input_bytes`) is refused before parsing.
     """
-    return load_objects(iter_documents(text, source), source, conf_text)
+    from capacity.gcpause import gc_paused
+    with gc_paused():
+        return load_objects(iter_documents(text, source), source, conf_text)
 
 
 def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
