@@ -34,7 +34,8 @@ def test_an_input_error_keeps_its_status_and_message(tmp_path: Path) -> None:
 def test_exit_handlers_still_run(tmp_path: Path) -> None:
     marker = tmp_path / "ran"
     code = (f"import atexit, pathlib, runpy, sys; atexit.register(pathlib.Path({str(marker)!r}).touch); "
-            "sys.argv = ['capacity', 'simulate', 'fixtures/default.yaml']; runpy.run_module('capacity', run_name='__main__')")
+            "sys.argv = ['capacity', 'simulate', 'fixtures/default.yaml']; "
+            "runpy.run_module('capacity', run_name='__main__')")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
