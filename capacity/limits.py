@@ -518,6 +518,10 @@ def plain_load_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any] | None:
         return None
 
 
+#: Brackets, then a quoted string: how JSON starts (flow-style YAML has `{kind: ...`).
+_QUOTED_START = re.compile(r'[\s\[{]*"')
+
+
 def safe_load_all(text: str, source: str = "input", limit: int | None = None) -> list[Any]:
     """Every document of a YAML stream (or `kubectl get -o json` output) as plain data, after the size
     limit; YAML through the one-pass guarded reader (`read_yaml_all`)."""
@@ -525,7 +529,15 @@ def safe_load_all(text: str, source: str = "input", limit: int | None = None) ->
     if "\x00" in text:
         raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
     if text.lstrip()[:1] in ("{", "["):  # `kubectl get -o json`: a List, or a stream of objects
-        return json_load_all(text, source)
+        try:
+            return json_load_all(text, source)
+        except InputError as json_error:
+            if not json_error.message.startswith("malformed JSON") or _QUOTED_START.match(text):
+                raise  # nested too deep, a repeated key, or JSON by its quoted first key: as JSON
+            try:  # not JSON: YAML written in flow style ({kind: Node, ...}) is still YAML
+                return read_yaml_all(text, source)
+            except InputError:
+                raise json_error from None
     return read_yaml_all(text, source)
 
 

@@ -102,3 +102,11 @@ def test_json_at_the_depth_limit_is_read() -> None:
     for _ in range(99):
         value = [value]
     assert limits.json_load_all("[" * 100 + "]" * 100) == [value]
+
+
+@pytest.mark.parametrize("text", ["{kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: '2'}}}\n",
+                                  "[{kind: Queue, metadata: {name: q}}]\n---\n{kind: Node, metadata: {name: n1}}\n"])
+def test_yaml_in_flow_style_is_still_yaml(text: str) -> None:
+    """A text that starts like JSON but is not JSON is read as the YAML it is (it was refused as malformed JSON)."""
+    assert limits.safe_load_all(text, "c.yaml") == limits.read_yaml_all(text, "c.yaml")
+    assert limits.safe_load_all(text, "c.yaml")
