@@ -25,7 +25,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
             root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
   process   Whole processes (issue 33): `--help` and the first import of the engine (<= 0.3 s each);
             `simulate` of the S1 dump from YAML and from JSON (`kubectl get -o json`, a List) against the
-            parse floor, libyaml's C loader alone, in the same run (YAML <= 1.5x; JSON <= 1.0 s).
+            parse floor, libyaml's C loader alone, in the same run (YAML <= 1.5x; JSON <= 1.0 s); then
+            where a simulate's CPU goes (imports, parse, building objects, the cycle, output).
   dashboard The dashboard at S1 in Chromium (benchmarks/browser.py; needs Debian's chromium and Playwright):
             upload to a drawn page, a step, the first visit to Decisions, choosing a pod in why-pending, a
             later visit of every page; bytes the browser received and the server's memory (RSS, peak)
@@ -294,6 +295,47 @@ _ENGINE_IMPORT = "import capacity.k8s, capacity.sim, capacity.scheduler"
 _PARSE_FLOOR = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], encoding='utf-8'), Loader=yaml.CSafeLoader))"
 
 
+# Where a whole `simulate` goes, phase by phase, in one fresh process (CPU seconds of each).
+_PHASES = """
+import json, sys, time
+c = [time.process_time()]
+from capacity import k8s, limits
+from capacity.scheduler import simulate
+from capacity.trace import Trace
+c.append(time.process_time())
+text = limits.read_text_file(sys.argv[1])
+docs = list(k8s.iter_documents(text, sys.argv[1]))
+c.append(time.process_time())
+cluster = k8s.load_objects(iter(docs), sys.argv[1])
+c.append(time.process_time())
+result = simulate(cluster, 1, Trace(enabled=False))
+c.append(time.process_time())
+json.dumps(result.as_json())
+c.append(time.process_time())
+print(json.dumps([b - a for a, b in zip(c, c[1:])]))
+"""
+PHASES = ("imports", "parse", "objects", "cycle", "output")
+
+
+def phases(path: str, runs: int) -> Figure:
+    """`simulate`'s phases in a fresh process each run: imports, parse, building objects, the cycle, output."""
+    import json
+    fig = Figure(f"S1 simulate {os.path.splitext(path)[1][1:].upper()}, phases (cpu)", "s", None)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    before, probe = _load(), _probe()
+    rows = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _PHASES, path], capture_output=True, text=True, check=True,
+                             env=env)
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        fig.wall.append(sum(rows[-1]))
+        fig.cpu.append(sum(rows[-1]))
+    fig.load, fig.probe = (before, _load()), (probe, _probe())
+    fig.note = ", ".join(f"{name} {statistics.median(r[i] for r in rows):.3f}" for i, name in enumerate(PHASES))
+    return fig
+
+
 def process_figures(folder: str, runs: int) -> list[Figure]:
     """Whole processes, as a user runs them (issue 33): `simulate` of the S1 dump from YAML and from JSON,
     the parse floor (libyaml's C loader alone, nothing else), and `--help`; peak memory of each beside it."""
@@ -336,6 +378,7 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
             ratio.load, ratio.probe, ratio.peak_kib = fig.load, fig.probe, fig.peak_kib
             ratio.note = (f"YAML {os.path.getsize(ypath) / 1e6:.1f} MB, JSON {os.path.getsize(jpath) / 1e6:.1f} MB")
             figs.append(ratio)
+        figs += [phases(ypath, runs), phases(jpath, runs)]
     return figs
 
 

@@ -74,12 +74,15 @@ def test_process_figures_name_the_whole_processes_and_the_floor(data_dir, capsys
     assert list(figures) == ["--help, whole process", "engine first import, whole process",
                              "S1 parse floor (C loader alone)", "S1 simulate YAML, whole process",
                              "S1 simulate JSON, whole process", "simulate YAML / parse floor",
-                             "simulate JSON / parse floor"]
+                             "simulate JSON / parse floor", "S1 simulate YAML, phases (cpu)",
+                             "S1 simulate JSON, phases (cpu)"]
     assert "<= 0.3 s" in figures["--help, whole process"]
     assert "<= 0.3 s" in figures["engine first import, whole process"]
     assert "<= 1.5x" in figures["simulate YAML / parse floor"]
     assert "<= 1 s" in figures["S1 simulate JSON, whole process"]
-    assert all(re.search(r" peak \d+ MiB ", line) for line in figures.values())
+    assert all(re.search(r" peak \d+ MiB ", figures[name]) for name in list(figures)[:7])
+    assert re.search(r"imports \d\.\d{3}, parse \d\.\d{3}, objects \d\.\d{3}, cycle \d\.\d{3}, output \d\.\d{3}$",
+                     figures["S1 simulate YAML, phases (cpu)"])
 
 
 def test_the_dashboard_lines_say_what_each_step_cost(capsys):
