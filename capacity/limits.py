@@ -264,14 +264,14 @@ def _in_merge_value(stack: list[list[Any]], top: list[Any] | None) -> bool:
     return any(f[1] is not None and f[3].__class__ is _MergeSlot for f in stack)
 
 
-def _trouble(exc: yaml.YAMLError | None, deferred: yaml.YAMLError | None, exotic: bool,
+def _trouble(exc: yaml.YAMLError, deferred: yaml.YAMLError | None, exotic: bool,
              stack: list[list[Any]], top: list[Any] | None) -> tuple[yaml.YAMLError | None, bool]:
     """(the error to raise at the end, whether to leave the stream to PyYAML) after a constructor error.
 
     The only one in the stream is the one PyYAML raises too, at the same node: raised once the guard has
     seen the rest. With two, PyYAML's construction order (shallow values before deeper ones) decides, and
     inside a merge value its flattening does: those streams go to PyYAML."""
-    if exc is None or deferred is not None or _in_merge_value(stack, top):
+    if deferred is not None or _in_merge_value(stack, top):
         return deferred, True
     return exc, exotic
 
