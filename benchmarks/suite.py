@@ -23,14 +23,21 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
   lint      `lint_text` on two generated 10,000-queue trees (hierarchy on): a parent chain 10,000 deep and a
             root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
-  process   Whole processes (issue 33): `--help` (<= 0.3 s); `simulate` of the S1 dump from YAML and from
-            JSON (`kubectl get -o json`, a List) against the parse floor, libyaml's C loader alone
-            (YAML <= 1.5x); peak memory (ru_maxrss of the child) beside each.
+  process   Whole processes (issue 33): `--help` and the first import of the engine (<= 0.3 s each);
+            `simulate` of the S1 dump from YAML and from JSON (`kubectl get -o json`, a List) against the
+            parse floor, libyaml's C loader alone, in the same run (YAML <= 1.5x; JSON <= 1.0 s); then
+            where a simulate's CPU goes (imports, parse, building objects, the cycle, output).
+  dashboard The dashboard at S1 in Chromium (benchmarks/browser.py; needs Debian's chromium and Playwright):
+            upload to a drawn page, a step, the first visit to Decisions, choosing a pod in why-pending, a
+            later visit of every page; bytes the browser received and the server's memory (RSS, peak)
+            beside each. Medians of `--runs` journeys, a fresh server each. No targets asserted.
   growth    S1 cycle time when doubling nodes (761 -> 1,523), pods (4,076 -> 8,152) or leaf queues at
             fixed pods (100 -> 200): ratios <= 2.2, 2.2 and 1.1.
 
 The machine is shared: every figure is printed with the 1-minute load average around it, and CPU time
-(process time) beside wall time, which other processes disturb less.
+(process time) beside wall time, which other processes disturb less. Peak memory beside each: the process's
+peak RSS during the figure's runs (VmHWM, reset before them where Linux allows), or the child's ru_maxrss
+for whole processes.
 """
 
 from __future__ import annotations
@@ -48,7 +55,8 @@ from typing import Any
 
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
-FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "process", "helios", "openb", "lint", "growth")
+FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "process", "helios", "openb", "lint", "growth",
+           "dashboard")
 ALIASES = {"steady-cached": "steady"}  # (the name `steady` had before it meant the cached cycle)
 
 
@@ -62,6 +70,7 @@ class Figure:
     load: tuple[float, float] = (0.0, 0.0)
     probe: tuple[float, float] = (0.0, 0.0)  # `_probe()` before and after
     note: str = ""
+    peak_kib: int = 0  # peak memory during the figure's runs (0: not measured)
 
     @property
     def median(self) -> float:
@@ -82,7 +91,8 @@ class Figure:
             cpu = f"{self.cpu_median * scale:.3f} {self.unit}"
             target = f"<= {self.target * scale:g} {self.unit}" if self.target is not None else "-"
         runs = ", ".join(f"{w * scale:.3f}" if self.unit != "x" else f"{w:.2f}" for w in self.wall)
-        return (f"{self.name:<34} {value:>12}  cpu {cpu:>12}  {target:<10} {verdict:<5}  "
+        peak = f"peak {self.peak_kib / 1024:.0f} MiB" if self.peak_kib else "peak -"
+        return (f"{self.name:<34} {value:>12}  cpu {cpu:>12}  {target:<10} {verdict:<5}  {peak:<14}  "
                 f"load {self.load[0]:.1f}->{self.load[1]:.1f}  probe {self.probe[0]:.3f}->{self.probe[1]:.3f} s  "
                 f"runs [{runs}]{'  ' + self.note if self.note else ''}")
 
@@ -109,6 +119,29 @@ def _load() -> float:
         return float("nan")
 
 
+def reset_peak() -> bool:
+    """Start this process's peak-RSS count again (Linux: /proc/self/clear_refs); False where it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_kib() -> int:
+    """This process's peak RSS in KiB since the last `reset_peak` (VmHWM), else ru_maxrss (since it started)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    import resource
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def timed(fn: Callable[[], Any]) -> tuple[float, float, Any]:
     w0, c0 = time.perf_counter(), time.process_time()
     out = fn()
@@ -119,11 +152,13 @@ def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[An
     """Median of `runs`: `setup()` untimed, then `body(state)` timed."""
     before, probe = _load(), _probe()
     out = None
+    reset_peak()
     for _ in range(runs):
         state = setup()
         w, c, out = timed(lambda state=state: body(state))
         fig.wall.append(w)
         fig.cpu.append(c)
+    fig.peak_kib = peak_kib()
     fig.load = (before, _load())
     fig.probe = (probe, _probe())
     return out
@@ -176,6 +211,8 @@ def trace_cost(folder: str, runs: int) -> Figure:
             times[mode].append((w, c))
     fig.load = (before, _load())
     fig.probe = (probe, _probe())
+    import resource
+    fig.peak_kib = int(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # (the largest child so far)
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in times.items()}
     fig.wall = [med["on"][0] / med["off"][0]]
     fig.cpu = [med["on"][1] / med["off"][1]]
@@ -254,7 +291,51 @@ def _child(argv: list[str]) -> tuple[float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
+_ENGINE_IMPORT = "import capacity.k8s, capacity.sim, capacity.scheduler"
 _PARSE_FLOOR = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], encoding='utf-8'), Loader=yaml.CSafeLoader))"
+
+
+# Where a whole `simulate` goes, phase by phase, in one fresh process (CPU seconds of each).
+_PHASES = """
+import json, sys, time
+c = [time.process_time()]
+from capacity import k8s, limits
+from capacity.gcpause import gc_paused
+from capacity.scheduler import simulate
+from capacity.trace import Trace
+c.append(time.process_time())
+with gc_paused():  # as load_cluster reads
+    text = limits.read_text_file(sys.argv[1])
+    docs = list(k8s.iter_documents(text, sys.argv[1]))
+    c.append(time.process_time())
+    cluster = k8s.load_objects(iter(docs), sys.argv[1])
+c.append(time.process_time())
+result = simulate(cluster, 1, Trace(enabled=False))
+c.append(time.process_time())
+json.dumps(result.as_json())
+c.append(time.process_time())
+print(json.dumps([b - a for a, b in zip(c, c[1:])]))
+"""
+PHASES = ("imports", "parse", "objects", "cycle", "output")
+
+
+def phases(path: str, runs: int) -> Figure:
+    """`simulate`'s phases in a fresh process each run: imports, parse, building objects, the cycle, output."""
+    import json
+    fig = Figure(f"S1 simulate {os.path.splitext(path)[1][1:].upper()}, phases (cpu)", "s", None)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    before, probe = _load(), _probe()
+    rows = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _PHASES, path], capture_output=True, text=True, check=True,
+                             env=env)
+        rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        fig.wall.append(sum(rows[-1]))
+        fig.cpu.append(sum(rows[-1]))
+    fig.load, fig.probe = (before, _load()), (probe, _probe())
+    fig.note = ", ".join(f"{name} {statistics.median(r[i] for r in rows):.3f}" for i, name in enumerate(PHASES))
+    return fig
 
 
 def process_figures(folder: str, runs: int) -> list[Figure]:
@@ -275,9 +356,10 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
         with open(jpath, "w", encoding="utf-8") as fh:
             json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, fh)
         cases = [("--help, whole process", "s", 0.3, [py, "-m", "capacity", "--help"]),
+                 ("engine first import, whole process", "s", 0.3, [py, "-c", _ENGINE_IMPORT]),
                  ("S1 parse floor (C loader alone)", "s", None, [py, "-c", _PARSE_FLOOR, ypath]),
                  ("S1 simulate YAML, whole process", "s", None, [py, "-m", "capacity", "simulate", ypath]),
-                 ("S1 simulate JSON, whole process", "s", None, [py, "-m", "capacity", "simulate", jpath])]
+                 ("S1 simulate JSON, whole process", "s", 1.0, [py, "-m", "capacity", "simulate", jpath])]
         for name, unit, target, argv in cases:
             fig = Figure(name, unit, target)
             before, probe = _load(), _probe()
@@ -288,16 +370,17 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
                 fig.cpu.append(c)
                 peaks.append(peak)
             fig.load, fig.probe = (before, _load()), (probe, _probe())
-            fig.note = f"peak {statistics.median(peaks) / 1024:.0f} MiB"
+            fig.peak_kib = int(statistics.median(peaks))
             figs.append(fig)
-        floor, ysim, jsim = figs[1], figs[2], figs[3]
+        floor, ysim, jsim = figs[2], figs[3], figs[4]
         for name, fig in (("simulate YAML / parse floor", ysim), ("simulate JSON / parse floor", jsim)):
             ratio = Figure(name, "x", 1.5 if "YAML" in name else None)
             ratio.wall = [w / f for w, f in zip(fig.wall, floor.wall, strict=True)]
             ratio.cpu = [w / f for w, f in zip(fig.cpu, floor.cpu, strict=True)]
-            ratio.load, ratio.probe = fig.load, fig.probe
+            ratio.load, ratio.probe, ratio.peak_kib = fig.load, fig.probe, fig.peak_kib
             ratio.note = (f"YAML {os.path.getsize(ypath) / 1e6:.1f} MB, JSON {os.path.getsize(jpath) / 1e6:.1f} MB")
             figs.append(ratio)
+        figs += [phases(ypath, runs), phases(jpath, runs)]
     return figs
 
 
@@ -374,8 +457,34 @@ def growth(folder: str, runs: int) -> list[Figure]:
         fig.load = (a.load[0], b.load[1])
         fig.probe = (a.probe[0], b.probe[1])
         fig.note = f"{a.median:.3f} s -> {b.median:.3f} s"
+        fig.peak_kib = max(a.peak_kib, b.peak_kib)
         figs.append(fig)
     return figs
+
+
+def dashboard(folder: str, runs: int) -> list[str]:
+    """The dashboard at S1 in Chromium (benchmarks/browser.py): one line per step, or why it cannot run."""
+    import yaml
+
+    from capacity.openb import s1_objects
+    try:
+        import playwright.sync_api  # noqa: F401
+
+        from benchmarks import browser
+    except ImportError as exc:
+        return [f"dashboard: not available: {exc} (pip install -r requirements-dev.txt)"]
+    if not os.access(browser.CHROMIUM, os.X_OK):
+        return [f"dashboard: not available: no chromium at {browser.CHROMIUM} (apt-get install -y chromium)"]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "s1-bench.yaml")
+        with open(path, "w", encoding="utf-8") as fh:
+            yaml.dump_all(s1_objects(folder), fh, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                          sort_keys=False)
+        before = _load()
+        journeys = [browser.journey(path) for _ in range(runs)]
+        head = (f"dashboard: S1 dump {os.path.getsize(path) / 1e6:.1f} MB, {runs} journey(s) in Chromium, "
+                f"load {before:.1f}->{_load():.1f}")
+    return [head, *browser.summarise(journeys)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -419,6 +528,10 @@ def run(args: argparse.Namespace) -> int:
             figs = process_figures(openb, args.runs)
         elif name == "lint":
             figs = lint_trees(args.runs)
+        elif name == "dashboard":
+            for line in dashboard(openb, args.runs):
+                print(line, flush=True)
+            continue
         elif name in ("helios", "openb"):
             figs = [replay(name, helios if name == "helios" else openb, args.replay_runs)]
         else:

@@ -83,7 +83,9 @@ def load_cluster(text: str, source: str = "input", conf_text: str | None = None)
 
     Text over the input size limit (`capacity.limits.max_input_bytes`) is refused before parsing.
     """
-    return load_objects(iter_documents(text, source), source, conf_text)
+    from capacity.gcpause import gc_paused
+    with gc_paused():
+        return load_objects(iter_documents(text, source), source, conf_text)
 
 
 def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
@@ -310,6 +312,9 @@ class _Reader:
         self.node_names: set[str] = set()
         self.conf_seen = False
         self.styles = UnitStyles()  # how the input wrote its quantities: Cluster.unit_styles
+        # ResourceLists read without a warning, by their items: a dump repeats a few dozen request shapes
+        # over thousands of pods, and parsing each quantity again was a fifth of the reading.
+        self._resource_lists: dict[tuple[Any, ...], Resource] = {}
 
     def warn(self, obj: str, fld: str, msg: str) -> None:
         self.c.warnings.append(LoadWarning(obj, fld, msg))
@@ -376,6 +381,15 @@ class _Reader:
         """A ResourceList, with a warning for every name Volcano drops and for unit-less memory."""
         if raw is not None and not isinstance(raw, dict):
             raise InputError(obj, fld, f"must be a mapping of resource name to quantity, got {_type_name(raw)}")
+        items = tuple(raw.items()) if raw else ()
+        try:
+            known = self._resource_lists.get(items)
+        except TypeError:  # an unhashable quantity (a list...): parsed, and refused, below
+            known = items = None  # type: ignore[assignment]
+        if known is not None:
+            for name, v in items:
+                self.styles.note(name, v)
+            return known.clone()
         skipped: list[str] = []
         r = from_resource_list(raw or {}, obj=obj, field=fld, skipped=skipped, styles=self.styles)
         for s in skipped:
@@ -388,6 +402,9 @@ class _Reader:
                 if 0 < n < 2**20:
                     self.warn(obj, f"{fld}.{name}", f"{v!r} has no unit, so it is {n} bytes; a unit such as "
                               f"'{n}Mi' or '{n}Gi' is probably missing")
+                    items = None  # type: ignore[assignment]  (its warning names this object: not kept)
+        if items is not None and not skipped and all(type(v) is str for _, v in items):
+            self._resource_lists[items] = r.clone()  # (text only: 1 == 1.0 == True as keys)
         return r
 
     # ---- kinds ----------------------------------------------------------------------------

@@ -2,20 +2,23 @@
 
 * Size: an input larger than ``max_input_bytes()`` (50 MB unless ``CAPACITY_MAX_INPUT_MB`` says
   otherwise; the dashboard's ``server.maxUploadSize`` is the same 50 MB) is refused before parsing.
-* YAML structure: read with a *safe* loader only (plain data: no tags that build Python objects), and
-  checked on PyYAML's event stream before any object is built:
+* YAML structure: read with a *safe* loader only (plain data: no tags that build Python objects), in ONE
+  pass over libyaml's event stream (``read_yaml_all``): the data is built while a guard checks it, so that
+  nothing is parsed twice and nothing hostile is built:
 
   - nesting deeper than ``MAX_DEPTH`` is refused (libyaml's composer recurses in C: a few hundred
-    kilobytes of ``[`` would otherwise crash the process with a segmentation fault);
+    kilobytes of ``[`` would otherwise crash the process with a segmentation fault; the pass composes
+    nothing, it builds the data from the events);
   - aliases that would expand to more than ``MAX_ALIAS_EXPANSION`` nodes ("billion laughs", merge-key
-    bombs) and aliases to a collection that contains them (recursive data) are refused: the loader
-    itself shares aliased objects, but the reader walks them, and ``<<`` merges copy them for real;
+    bombs) and aliases to a collection that contains them (recursive data) are refused at the alias: the
+    reader shares aliased objects, but the engine walks them, and ``<<`` merges copy them for real;
   - a key repeated in one mapping is refused: ``kubectl apply`` rejects such a file, while PyYAML would
     silently keep the last value.
 
-  Plain text (no anchors, aliases, tags or merge keys: what ``kubectl get -o yaml`` writes) is read in
-  one pass over the same events by ``plain_load_all``, which builds the data while it applies the depth
-  and repeated-key limits; anything else falls back to the check above, then PyYAML's loader.
+  The rare valid YAML the pass does not build itself (``!!set``, a collection as a key, an undefined
+  alias ...) is loaded by PyYAML once the pass has guarded the whole stream.
+* JSON (``kubectl get -o json``: a List or a stream of objects), recognised by its first character, is
+  read by ``json_load_all`` under the same depth and repeated-key rules.
 
 Everything here raises ``capacity.errors.InputError`` naming the source and the line and column.
 """
@@ -31,14 +34,12 @@ import yaml
 from yaml.events import (
     AliasEvent,
     DocumentEndEvent,
-    DocumentStartEvent,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
     SequenceEndEvent,
     SequenceStartEvent,
     StreamEndEvent,
-    StreamStartEvent,
 )
 from yaml.nodes import ScalarNode
 
@@ -194,203 +195,350 @@ def yaml_error(exc: yaml.YAMLError, source: str, text: str = "") -> InputError:
     return InputError(source, _where(mark), f"malformed YAML: {problem}")
 
 
-def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
-                         max_expansion: int = MAX_ALIAS_EXPANSION) -> None:
-    """Walk PyYAML's event stream (iterative, no objects built) and refuse bombs before loading.
-
-    Counts, for every anchored collection, how many nodes it stands for once aliases are expanded;
-    an alias to a collection still open (recursive data) has no finite size and is refused.
-    """
-    sizes: dict[str, int] = {}
-    stack: list[list[Any]] = []  # [anchor, node count, keys seen or None, expecting a key]
-    expansion = 0
-    events = 0
-    try:
-        for ev in yaml.parse(text, Loader=SAFE_LOADER):
-            events += 1
-            cls = type(ev)
-            if cls is ScalarEvent or cls is AliasEvent:
-                if cls is AliasEvent:
-                    size = sizes.get(ev.anchor)
-                    if size is None:
-                        if any(frame[0] == ev.anchor for frame in stack):
-                            raise InputError(source, _where(ev.start_mark), f"alias *{ev.anchor} refers to a "
-                                             "collection that contains it (recursive YAML data); refused")
-                        continue  # undefined alias: the loader reports it
-                    expansion += size
-                    if expansion > max_expansion + 10 * events:
-                        raise InputError(source, _where(ev.start_mark), "YAML aliases expand to more than "
-                                         f"{max_expansion:,} nodes (an 'anchor bomb'); refused")
-                else:
-                    size = 1
-                    if ev.anchor:
-                        sizes[ev.anchor] = 1
-                if stack:
-                    frame = stack[-1]
-                    frame[1] += size
-                    if frame[2] is not None:
-                        if frame[3] and cls is ScalarEvent:
-                            key = ev.value
-                            if key in frame[2] and key != "<<":
-                                raise InputError(source, _where(ev.start_mark), f"mapping key {key!r} appears "
-                                                 "more than once in the same mapping (kubectl rejects this; "
-                                                 "YAML loaders silently keep the last one)")
-                            frame[2].add(key)
-                        frame[3] = not frame[3]
-            elif cls is MappingStartEvent or cls is SequenceStartEvent:
-                if stack:
-                    parent = stack[-1]
-                    if parent[2] is not None:
-                        parent[3] = not parent[3]
-                if len(stack) >= max_depth:
-                    raise InputError(source, _where(ev.start_mark), f"YAML nested more than {max_depth} levels "
-                                     "deep; refused (Kubernetes objects need far fewer)")
-                stack.append([ev.anchor, 1, set() if cls is MappingStartEvent else None, True])
-                if ev.anchor:
-                    sizes.pop(ev.anchor, None)  # a redefined anchor is open again
-            elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                anchor, size, _keys, _expect = stack.pop()
-                if anchor:
-                    sizes[anchor] = size
-                if stack:
-                    stack[-1][1] += size
-            elif cls is DocumentEndEvent:
-                sizes.clear()  # anchors do not cross documents
-    except yaml.YAMLError as exc:
-        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
-            # PyYAML >= 6.0.4 stops at 1,000 levels itself, and its scanner may read that far ahead of
-            # the events walked here: the same refusal, where PyYAML stopped.
-            mark = getattr(exc, "problem_mark", None)
-            raise InputError(source, _where(mark), f"YAML nested more than {max_depth} levels deep; refused "
-                             "(Kubernetes objects need far fewer)") from None
-        raise yaml_error(exc, source, text) from None
-
-
 _TAG = "tag:yaml.org,2002:"
 _STR_TAG = _TAG + "str"
+_MERGE_TAG = _TAG + "merge"
+_VALUE_TAG = _TAG + "value"
+_COLLECTION_TAGS = {MappingStartEvent: _TAG + "map", SequenceStartEvent: _TAG + "seq"}
 #: Scalar types whose constructed value depends on the scalar's text alone (immutable results).
 _PLAIN_TAGS = frozenset(_TAG + t for t in ("null", "bool", "int", "float", "timestamp"))
-_NOT_PLAIN = object()
+_UNBUILT = object()
 
 
-class _NotPlain(Exception):
-    """The text uses something the one-pass reader leaves to PyYAML (anchors, tags, merges, errors...)."""
+class _MergeSlot:
+    """Where the value of one ``<<`` waits in its mapping until the mapping ends and the merge is applied."""
+
+    __slots__ = ()
+
+
+class _Exotic(Exception):
+    """Valid YAML the one pass does not build itself (a ``!!set``, a collection as a key, a merge of a scalar,
+    an undefined alias ...): PyYAML's loader builds (or refuses) it once the pass has checked the stream."""
 
 
 def _plain_scalar(loader: Any, value: str) -> Any:
-    """What SafeLoader builds from an untagged plain scalar, or _NOT_PLAIN (e.g. '<<', '=')."""
+    """What SafeLoader builds from an untagged plain scalar, or _UNBUILT when it is not plain data ('<<', '=')."""
     tag = loader.resolve(ScalarNode, value, (True, False))
     if tag == _STR_TAG:
         return value
     if tag not in _PLAIN_TAGS:
-        return _NOT_PLAIN
+        return _UNBUILT
+    return loader.yaml_constructors[tag](loader, ScalarNode(tag, value))
+
+
+def _scalar(loader: Any, ev: Any) -> Any:
+    """A scalar as PyYAML's composer and constructor build it (tags, '!', quoted text): the slow path."""
+    tag = ev.tag
+    if tag is None or tag == "!":
+        tag = loader.resolve(ScalarNode, ev.value, ev.implicit)
+    node = ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
     try:
-        return loader.yaml_constructors[tag](loader, ScalarNode(tag, value))
-    except Exception:  # noqa: BLE001 - the full loader reports it
-        return _NOT_PLAIN
+        return loader.construct_object(node, deep=True)
+    except (ValueError, OverflowError) as exc:  # e.g. 2001-13-45: a timestamp the resolver takes, datetime refuses
+        raise yaml.constructor.ConstructorError(None, None, f"invalid {tag.removeprefix(_TAG)} {ev.value!r} "
+                                                f"({exc})", ev.start_mark) from None
 
 
-def plain_load_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any] | None:
-    """Every document of a plain YAML stream in one pass over libyaml's events, or None.
+def _merged(own: dict[Any, Any], slots: list[_MergeSlot]) -> dict[Any, Any]:
+    """A mapping with its ``<<`` merges applied as PyYAML's ``flatten_mapping`` does: the merged mappings'
+    keys first (of a list of mappings, the earlier one wins), the mapping's own keys over them."""
+    merged: dict[Any, Any] = {}
+    for slot in slots:
+        value = own.pop(slot)
+        if type(value) is dict:
+            merged.update(value)
+        elif type(value) is list and all(type(v) is dict for v in value):
+            for v in reversed(value):
+                merged.update(v)
+        else:
+            raise _Exotic  # PyYAML's constructor words the refusal
+    merged.update(own)
+    return merged
 
-    "Plain" is what Kubernetes dumps are: no anchors, aliases or tags, no merge keys, no collection
-    keys, no key twice in one mapping, nesting under ``max_depth``, no syntax error. For such text the
-    result equals ``yaml.load_all(text, Loader=SAFE_LOADER)`` and ``check_yaml_structure`` has nothing to
-    refuse; anything else returns None and the caller takes the checked path, which reports it. This
-    reads the text once instead of twice (structure check, then load) and builds no node graph.
+
+def _in_merge_value(stack: list[list[Any]], top: list[Any] | None) -> bool:
+    """Whether the node being read is (inside) the value of a ``<<``: PyYAML's ``flatten_mapping`` treats
+    those before constructing anything (it ignores a merged mapping's tag, refuses a merged scalar first)."""
+    if top is not None and top[1] is not None and not top[2] and top[3].__class__ is _MergeSlot:
+        return True
+    return any(f[1] is not None and f[3].__class__ is _MergeSlot for f in stack)
+
+
+def _trouble(exc: yaml.YAMLError, deferred: yaml.YAMLError | None, exotic: bool,
+             stack: list[list[Any]], top: list[Any] | None) -> tuple[yaml.YAMLError | None, bool]:
+    """(the error to raise at the end, whether to leave the stream to PyYAML) after a constructor error.
+
+    The only one in the stream is the one PyYAML raises too, at the same node: raised once the guard has
+    seen the rest. With two, PyYAML's construction order (shallow values before deeper ones) decides, and
+    inside a merge value its flattening does: those streams go to PyYAML."""
+    if deferred is not None or _in_merge_value(stack, top):
+        return deferred, True
+    return exc, exotic
+
+
+def _depth_error(source: str, mark: Any, max_depth: int) -> InputError:
+    return InputError(source, _where(mark), f"YAML nested more than {max_depth} levels deep; refused "
+                      "(Kubernetes objects need far fewer)")
+
+
+def _one_pass(text: str, source: str, max_depth: int, max_expansion: int, build: bool) -> list[Any] | None:
+    """Every document of a YAML stream, read in ONE pass over libyaml's events: the data is built while the
+    structure guard counts (no second parse, no node graph).
+
+    The guard refuses, where it meets them: nesting deeper than ``max_depth``; aliases that expand to more
+    than ``max_expansion`` nodes plus ten per event read (bombs: every anchored collection's size is known
+    when it closes, every alias adds it); an alias to a collection still open (recursive data); a key
+    written twice in one mapping (but ``<<``). Syntax errors are raised as they are met, in the same order.
+
+    Built alike to ``yaml.load_all(text, Loader=SAFE_LOADER)``: anchors and aliases (shared objects, as
+    PyYAML shares them), ``<<`` merges, explicit tags (through PyYAML's own constructors). A tag no safe
+    constructor knows (``!!python/...``, ``!Ref``) is refused with PyYAML's words, after the guard has seen
+    the rest of the stream (as when the check ran first). Returns None for the rare valid YAML built
+    otherwise (``_Exotic``), once the whole stream has passed the guard: the caller hands that to PyYAML.
+    With ``build`` false only the guard runs. (A node that fails is built as None: the data is not returned.)
     """
-    if SAFE_LOADER.yaml_path_resolvers:  # pragma: no cover - nobody registers path resolvers
-        return None
     try:
         loader = SAFE_LOADER(text)
-    except Exception:  # noqa: BLE001 - e.g. unencodable text: the checked path reports it
-        return None
-    cache: dict[str, Any] = {}
+    except UnicodeEncodeError:
+        raise InputError(source, "", "contains characters that are not valid UTF-8 (lone surrogates)") from None
     docs: list[Any] = []
-    # One frame per open collection: [container, keys seen (None for a list), key pending, pending key].
+    cache: dict[str, Any] = {}
+    # One frame per open collection: [container, keys seen (None for a list), a key expected next (mappings),
+    # the pending key, anchor, nodes counted when it opened, merge slots or None]. `top` is the innermost.
     stack: list[list[Any]] = []
     top: list[Any] | None = None
+    sizes: dict[str, int] = {}  # the guard: closed anchors of this document -> nodes each stands for
+    anchored: dict[str, Any] = {}  # anchor -> the object built for it
+    events = nodes = expansion = 0
+    exotic = False
+    deferred: yaml.YAMLError | None = None  # the first tag no safe constructor knows: raised at the end
     get = loader.get_event
     try:
         while True:
             ev = get()
+            events += 1
             cls = type(ev)
             if cls is ScalarEvent:
-                if ev.anchor is not None or ev.tag is not None:
-                    raise _NotPlain
+                nodes += 1
                 value = ev.value
-                if ev.implicit[0]:
-                    obj = cache.get(value, _NOT_PLAIN)
-                    if obj is _NOT_PLAIN:
-                        obj = _plain_scalar(loader, value)
-                        if obj is _NOT_PLAIN:
-                            raise _NotPlain
-                        cache[value] = obj
-                else:
-                    obj = value
+                obj: Any = None
+                if build:
+                    if ev.tag is None and ev.implicit[0]:
+                        obj = cache.get(value, _UNBUILT)
+                        if obj is _UNBUILT:
+                            try:
+                                obj = _plain_scalar(loader, value)
+                            except (ValueError, OverflowError):
+                                obj = _UNBUILT
+                            if obj is _UNBUILT:  # '<<', '=', a timestamp datetime refuses: the slow path
+                                if top is not None and top[2] and loader.resolve(
+                                        ScalarNode, value, (True, False)) in (_MERGE_TAG, _VALUE_TAG):
+                                    obj = _MergeSlot() if value == "<<" else value
+                                else:
+                                    try:
+                                        obj = _scalar(loader, ev)
+                                    except yaml.YAMLError as exc:
+                                        obj = None
+                                        deferred, exotic = _trouble(exc, deferred, exotic, stack, top)
+                            else:
+                                cache[value] = obj
+                    elif ev.tag is None:
+                        obj = value  # quoted, literal or folded: text
+                    else:
+                        try:
+                            if ev.tag == _MERGE_TAG and top is not None and top[2]:
+                                obj = _MergeSlot()
+                            else:
+                                obj = _scalar(loader, ev)
+                        except yaml.YAMLError as exc:
+                            obj = None
+                            deferred, exotic = _trouble(exc, deferred, exotic, stack, top)
+                if ev.anchor is not None:
+                    if ev.anchor in sizes or ev.anchor in anchored:
+                        exotic = True  # a second anchor of one name: PyYAML's composer refuses it
+                    sizes[ev.anchor] = 1
+                    anchored[ev.anchor] = obj
                 if top is None:
-                    docs.append(obj)
+                    if build:
+                        docs.append(obj)
                 elif top[1] is None:
-                    top[0].append(obj)
+                    if build:
+                        top[0].append(obj)
                 elif top[2]:
                     keys = top[1]
-                    if value in keys:
-                        raise _NotPlain
+                    if value in keys and value != "<<":
+                        raise InputError(source, _where(ev.start_mark), f"mapping key {value!r} appears more than "
+                                         "once in the same mapping (kubectl rejects this; YAML loaders silently "
+                                         "keep the last one)")
                     keys.add(value)
                     top[2] = False
-                    top[3] = obj
+                    if build:
+                        if obj.__class__ is _MergeSlot:
+                            if top[6] is None:
+                                top[6] = []
+                            top[6].append(obj)
+                        top[3] = obj
                 else:
-                    top[0][top[3]] = obj
                     top[2] = True
+                    if build:
+                        top[0][top[3]] = obj
                 continue
             if cls is MappingStartEvent or cls is SequenceStartEvent:
-                if ev.anchor is not None or ev.tag is not None or len(stack) + (top is not None) >= max_depth:
-                    raise _NotPlain  # (the open collections are `stack` and `top`)
+                nodes += 1
                 if top is not None:
-                    if top[1] is not None and top[2]:
-                        raise _NotPlain  # a collection as a mapping key
+                    if top[1] is not None:
+                        if top[2]:
+                            exotic, build = True, False  # a collection as a mapping key
+                        top[2] = not top[2]
                     stack.append(top)
-                top = [{}, set(), True, None] if cls is MappingStartEvent else [[], None, True, None]
+                if len(stack) >= max_depth:
+                    raise _depth_error(source, ev.start_mark, max_depth)
+                anchor = ev.anchor
+                if anchor is not None:
+                    if anchor in sizes or anchor in anchored:
+                        exotic = True
+                    sizes.pop(anchor, None)  # open: an alias to it now is recursive
+                    anchored[anchor] = None
+                tag = ev.tag
+                if tag is not None and tag != "!" and tag != _COLLECTION_TAGS[cls] and build:
+                    if tag in loader.yaml_constructors:
+                        exotic, build = True, False  # !!set, !!omap, !!pairs ...: PyYAML builds those
+                    else:  # its children are still built: an error among them is a second one
+                        deferred, exotic = _trouble(yaml.constructor.ConstructorError(
+                            None, None, f"could not determine a constructor for the tag {tag!r}", ev.start_mark),
+                            deferred, exotic, stack, top)
+                if cls is MappingStartEvent:
+                    top = [{}, set(), True, None, anchor, nodes, None]
+                else:
+                    top = [[], None, False, None, anchor, nodes, None]
                 continue
             if cls is MappingEndEvent or cls is SequenceEndEvent:
-                obj = top[0]  # type: ignore[index]
+                frame = top
+                obj = frame[0]  # type: ignore[index]
+                if frame[6] is not None and build:  # type: ignore[index]
+                    try:
+                        obj = _merged(obj, frame[6])  # type: ignore[index]
+                    except _Exotic:
+                        exotic, build = True, False
+                anchor = frame[4]  # type: ignore[index]
+                if anchor is not None:
+                    sizes[anchor] = nodes - frame[5] + 1  # type: ignore[index]
+                    anchored[anchor] = obj
                 top = stack.pop() if stack else None
-                if top is None:
-                    docs.append(obj)
-                elif top[1] is None:
-                    top[0].append(obj)
-                else:
-                    top[0][top[3]] = obj
-                    top[2] = True
+                if build:
+                    if top is None:
+                        docs.append(obj)
+                    elif top[1] is None:
+                        top[0].append(obj)
+                    else:
+                        top[0][top[3]] = obj
                 continue
-            if cls is StreamEndEvent:
-                return docs
-            if cls is not DocumentStartEvent and cls is not DocumentEndEvent and cls is not StreamStartEvent:
-                raise _NotPlain  # an alias (or anything unforeseen)
+            if cls is AliasEvent:
+                anchor = ev.anchor
+                size = sizes.get(anchor)
+                if size is None:
+                    if any(frame[4] == anchor for frame in (*stack, top) if frame is not None):
+                        raise InputError(source, _where(ev.start_mark), f"alias *{anchor} refers to a "
+                                         "collection that contains it (recursive YAML data); refused")
+                    exotic, build = True, False  # undefined: PyYAML's composer reports it
+                    continue
+                expansion += size
+                if expansion > max_expansion + 10 * events:
+                    raise InputError(source, _where(ev.start_mark), "YAML aliases expand to more than "
+                                     f"{max_expansion:,} nodes (an 'anchor bomb'); refused")
+                nodes += size
+                obj = anchored.get(anchor)
+                if top is None:
+                    if build:
+                        docs.append(obj)
+                elif top[1] is None:
+                    if build:
+                        top[0].append(obj)
+                elif top[2]:
+                    top[2] = False
+                    if build:
+                        if type(obj) in (dict, list):
+                            exotic, build = True, False  # an unhashable key: PyYAML's constructor words it
+                        top[3] = obj
+                else:
+                    top[2] = True
+                    if build:
+                        top[0][top[3]] = obj
+                continue
+            if cls is DocumentEndEvent:
+                sizes.clear()  # anchors do not cross documents
+                anchored.clear()
+            elif cls is StreamEndEvent:
+                break
             # StreamStart, DocumentStart, DocumentEnd: nothing to build.
-    except Exception:  # noqa: BLE001 - _NotPlain, a YAMLError...: the checked path decides and reports
-        return None
+    except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):
+            # PyYAML >= 6.0.4 stops at 1,000 levels itself, and its scanner may read that far ahead of the
+            # events walked here: the same refusal, where PyYAML stopped.
+            raise _depth_error(source, getattr(exc, "problem_mark", None), max_depth) from None
+        raise yaml_error(exc, source, text) from None
     finally:
         loader.dispose()
+    if exotic:
+        return None
+    if deferred is not None:
+        raise yaml_error(deferred, source, text)
+    return docs
 
 
-def safe_load_all(text: str, source: str = "input", limit: int | None = None) -> list[Any]:
-    """Every document of a YAML stream as plain data, after the size and structure checks."""
-    check_text_size(text, source, limit)
-    if "\x00" in text:
-        raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
-    if text.lstrip()[:1] in ("{", "["):  # `kubectl get -o json`: a List, or a stream of objects
-        return json_load_all(text, source)
-    docs = plain_load_all(text)
+def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
+                         max_expansion: int = MAX_ALIAS_EXPANSION) -> None:
+    """The structure guard alone (depth, alias bombs, recursive aliases, repeated keys, syntax): the pass
+    `read_yaml_all` makes, building nothing."""
+    _one_pass(text, source, max_depth, max_expansion, build=False)
+
+
+def read_yaml_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH,
+                  max_expansion: int = MAX_ALIAS_EXPANSION) -> list[Any]:
+    """Every document of a YAML stream as plain data, guarded and built in one pass (`_one_pass`); the rare
+    valid YAML that pass leaves to PyYAML is loaded by it once the guard has passed the whole stream."""
+    docs = _one_pass(text, source, max_depth, max_expansion, build=True)
     if docs is not None:
         return docs
-    check_yaml_structure(text, source)
     try:
         return list(yaml.load_all(text, Loader=SAFE_LOADER))
     except yaml.YAMLError as exc:
         raise yaml_error(exc, source, text) from None
-    except (RecursionError, MemoryError):  # pragma: no cover - the structure check should prevent these
+    except (ValueError, OverflowError) as exc:  # a value the resolver takes and Python refuses (2001-13-45)
+        raise InputError(source, "", f"malformed YAML: {exc}") from None
+    except (RecursionError, MemoryError):  # pragma: no cover - the guard should prevent these
         raise InputError(source, "", "YAML too large or too deeply nested to read") from None
+
+
+def plain_load_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any] | None:
+    """What the one pass builds by itself, or None when it refuses the text or leaves it to PyYAML."""
+    try:
+        return _one_pass(text, "input", max_depth, MAX_ALIAS_EXPANSION, build=True)
+    except InputError:
+        return None
+
+
+#: Brackets, then a quoted string: how JSON starts (flow-style YAML has `{kind: ...`).
+_QUOTED_START = re.compile(r'[\s\[{]*"')
+
+
+def safe_load_all(text: str, source: str = "input", limit: int | None = None) -> list[Any]:
+    """Every document of a YAML stream (or `kubectl get -o json` output) as plain data, after the size
+    limit; YAML through the one-pass guarded reader (`read_yaml_all`)."""
+    check_text_size(text, source, limit)
+    if "\x00" in text:
+        raise InputError(source, "", "contains NUL bytes: a binary file, not YAML text")
+    if text.lstrip()[:1] in ("{", "["):  # `kubectl get -o json`: a List, or a stream of objects
+        try:
+            return json_load_all(text, source)
+        except InputError as json_error:
+            if not json_error.message.startswith("malformed JSON") or _QUOTED_START.match(text):
+                raise  # nested too deep, a repeated key, or JSON by its quoted first key: as JSON
+            try:  # not JSON: YAML written in flow style ({kind: Node, ...}) is still YAML
+                return read_yaml_all(text, source)
+            except InputError:
+                raise json_error from None
+    return read_yaml_all(text, source)
 
 
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -425,13 +573,29 @@ def _line_col(text: str, pos: int) -> str:
     return f"line {line}, column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
 
 
+def _deeper_than(docs: list[Any], max_depth: int) -> bool:
+    """Whether parsed JSON nests deeper than max_depth (containers only, no recursion)."""
+    stack = [(d, 1) for d in docs if type(d) is dict or type(d) is list]
+    while stack:
+        x, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        depth += 1
+        stack.extend((v, depth) for v in (x.values() if type(x) is dict else x) if type(v) is dict or type(v) is list)
+    return False
+
+
 def json_load_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH) -> list[Any]:
     """Every value of a JSON text or a stream of concatenated JSON values (what `kubectl get -o json`
-    prints, one object per call), as plain data; errors name the line and column."""
-    ok, at = _json_depth_ok(text, max_depth)
-    if not ok:
-        raise InputError(source, _line_col(text, at), f"JSON nested more than {max_depth} levels deep; refused "
-                         "(Kubernetes objects need far fewer)")
+    prints, one object per call), as plain data; errors name the line and column.
+
+    The C decoder reads first (it refuses nesting past Python's recursion limit by itself) and the depth
+    is checked on the data; only a refused text is scanned for where it nests too deep, so that the depth
+    refusal comes first as it would from a scan before parsing."""
+    def too_deep() -> InputError | None:
+        ok, at = _json_depth_ok(text, max_depth)
+        return None if ok else InputError(source, _line_col(text, at), f"JSON nested more than {max_depth} levels "
+                                          "deep; refused (Kubernetes objects need far fewer)")
     decoder = json.JSONDecoder(object_pairs_hook=_refuse_duplicates)
     docs: list[Any] = []
     pos, end = 0, len(text)
@@ -443,11 +607,14 @@ def json_load_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH) 
             docs.append(doc)
             pos = ws.match(text, pos).end()  # type: ignore[union-attr]
     except json.JSONDecodeError as exc:
-        raise InputError(source, f"line {exc.lineno}, column {exc.colno}", f"malformed JSON: {exc.msg}") from None
+        raise too_deep() or InputError(source, f"line {exc.lineno}, column {exc.colno}",
+                                       f"malformed JSON: {exc.msg}") from None
     except ValueError as exc:  # a duplicate key
-        raise InputError(source, f"value starting at {_line_col(text, pos)}", str(exc)) from None
-    except RecursionError:  # pragma: no cover - the depth check should prevent this
-        raise InputError(source, "", "JSON too deeply nested to read") from None
+        raise too_deep() or InputError(source, f"value starting at {_line_col(text, pos)}", str(exc)) from None
+    except RecursionError:
+        raise too_deep() or InputError(source, "", "JSON too deeply nested to read") from None
+    if _deeper_than(docs, max_depth):
+        raise too_deep() or InputError(source, "", f"JSON nested more than {max_depth} levels deep")
     return docs
 
 

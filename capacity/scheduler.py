@@ -7,16 +7,15 @@ phases persist (spec actions-framework §11).
 
 from __future__ import annotations
 
-import gc
 import importlib
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.cluster import Cluster
 from capacity.framework.session import CycleResult, Session, SessionOptions
 from capacity.framework.snapshot_cache import SnapshotCache
+from capacity.gcpause import gc_paused  # noqa: F401  (here since issue 9; also holds it while a dump is read)
 from capacity.plugins import REGISTRY
 from capacity.trace import Trace
 
@@ -55,32 +54,6 @@ def run_actions(ssn: Session) -> None:
             module = _MODULES[path] = importlib.import_module(path)
         module.execute(ssn)
     ssn.trace.action = "close"
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Hold Python's cyclic garbage collector for one cycle.
-
-    A cycle allocates hundreds of thousands of small objects (tasks, resources, trace records) that
-    live until it ends; the collector would otherwise walk the whole cluster several times per cycle
-    (a quarter of a second at the openb scale) to find almost nothing. Reference counting still frees
-    everything acyclic at once (`run_cycle` releases its session, so that is nearly everything); what the
-    cycle leaves alive is moved to the oldest generation, where any cyclic garbage among it waits for the
-    next full collection.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                # What the cycle leaves alive (its result, its trace records: 160k objects at the openb
-                # scale) goes straight to the oldest generation, which only full collections walk, instead
-                # of being walked by the young collection that would follow at once (0.1 s).
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def run_cycle(cluster: Cluster, trace: Trace | None = None, options: SessionOptions | None = None,

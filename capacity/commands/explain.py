@@ -10,12 +10,10 @@ import argparse
 import json
 from typing import Any
 
-from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
 from capacity.commands.simulate import add_cluster_args, load, options, seed_options
 from capacity.errors import InputError
 from capacity.text import safe_lines
 from capacity.versions.cli import chosen
-from capacity.versions.diff import version_diff
 
 
 def add_parser(sub: Any) -> None:
@@ -37,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     cluster = load(args, warn=False)
+    from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
+    from capacity.versions.diff import version_diff
     traced = explain_run(cluster, args.cycles, options(args))
     before = traced.before
     if args.pod:

@@ -19,7 +19,6 @@ from capacity.cli import EXIT_INTERRUPTED
 from capacity.commands.outputs import check_writable, write_or_report
 from capacity.commands.simulate import print_warnings
 from capacity.errors import InputError
-from capacity.framework.session import SessionOptions
 from capacity.text import safe, safe_lines
 from capacity.versions.cli import add_version_arg, chosen, session_kwargs
 
@@ -131,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
     check_options(args)
     started = time.perf_counter()
     cluster, label = load_source(args)
+    from capacity.framework.session import SessionOptions
     release = chosen(args, args.path if args.source == "cluster" else None)
     sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle,
                                         session=SessionOptions(**session_kwargs(release))))

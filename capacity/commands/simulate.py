@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capacity.commands.outputs import check_writable, write_or_report
 from capacity.errors import InputError
-from capacity.framework.session import SessionOptions
-from capacity.scheduler import simulate
 from capacity.text import safe_lines
-from capacity.trace import Trace
 from capacity.versions.cli import add_version_arg, chosen, session_kwargs
+
+if TYPE_CHECKING:
+    from capacity.framework.session import SessionOptions
 
 
 def add_parser(sub: Any) -> None:
@@ -72,12 +72,14 @@ def print_warnings(warnings: list[Any]) -> None:
 
 def seed_options(args: argparse.Namespace) -> SessionOptions:
     """The seed compatibility flags alone, as given on the command line."""
+    from capacity.framework.session import SessionOptions  # (the engine: not imported for --help)
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare)
 
 
 def options(args: argparse.Namespace) -> SessionOptions:
     """The session's switches: the seed flags and the chosen Volcano release (capacity/versions)."""
+    from capacity.framework.session import SessionOptions
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare,
                           **session_kwargs(chosen(args, args.cluster)))
@@ -87,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     check_writable("--trace", args.trace)
+    from capacity.scheduler import simulate
+    from capacity.trace import Trace
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
     result = simulate(cluster, args.cycles, trace, options(args))

@@ -361,7 +361,7 @@ def test_ctrl_c_in_simulate_is_one_line_and_130(capsys: pytest.CaptureFixture[st
     def interrupted(*args: Any, **kwargs: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("capacity.commands.simulate.simulate", interrupted)
+    monkeypatch.setattr("capacity.scheduler.simulate", interrupted)  # (imported by run())
     code, out, err = run_cli(capsys, "simulate", str(ROOT / "fixtures" / "default.yaml"))
     assert (code, out, err) == (130, "", "interrupted\n")
 

@@ -56,3 +56,53 @@ def test_an_unknown_figure_is_refused_by_name(data_dir, capsys):
     code, lines = _bench(capsys, "--data", data_dir, "--only", "s1,steady-hot")
     assert code == 2
     assert any("unknown figure(s) steady-hot" in line for line in lines)
+
+
+def test_every_figure_has_its_peak_memory_beside_it(data_dir, capsys):
+    code, lines = _bench(capsys, "--data", data_dir, "--only", "steady", "--runs", "1")
+    assert code == 0
+    steady = next(line for line in lines if line.startswith("steady cycle (S1"))
+    assert re.search(r" peak \d+ MiB ", steady)
+
+
+def test_process_figures_name_the_whole_processes_and_the_floor(data_dir, capsys):
+    """Issue 33: --help, the engine's first import, simulate from YAML and from JSON against the parse floor
+    measured in the same run, each with the child's peak memory."""
+    code, lines = _bench(capsys, "--data", data_dir, "--only", "process", "--runs", "1")
+    assert code == 0
+    figures = {line[:34].strip(): line for line in lines[1:]}
+    assert list(figures) == ["--help, whole process", "engine first import, whole process",
+                             "S1 parse floor (C loader alone)", "S1 simulate YAML, whole process",
+                             "S1 simulate JSON, whole process", "simulate YAML / parse floor",
+                             "simulate JSON / parse floor", "S1 simulate YAML, phases (cpu)",
+                             "S1 simulate JSON, phases (cpu)"]
+    assert "<= 0.3 s" in figures["--help, whole process"]
+    assert "<= 0.3 s" in figures["engine first import, whole process"]
+    assert "<= 1.5x" in figures["simulate YAML / parse floor"]
+    assert "<= 1 s" in figures["S1 simulate JSON, whole process"]
+    assert all(re.search(r" peak \d+ MiB ", figures[name]) for name in list(figures)[:7])
+    assert re.search(r"imports \d\.\d{3}, parse \d\.\d{3}, objects \d\.\d{3}, cycle \d\.\d{3}, output \d\.\d{3}$",
+                     figures["S1 simulate YAML, phases (cpu)"])
+
+
+def test_the_dashboard_lines_say_what_each_step_cost(capsys):
+    """benchmarks/browser.py's summary (the browser itself runs in tests/e2e/test_bench_dashboard.py)."""
+    from benchmarks.browser import Journey, Step, summarise
+    runs = [Journey([Step("upload S1 (to a drawn page)", 2.0, 3_000_000, 400_000, 500_000),
+                     Step("Home, later visit", None, 0, 400_000, 500_000, "not measured: TimeoutError: x")]),
+            Journey([Step("upload S1 (to a drawn page)", 4.0, 1_000_000, 300_000, 700_000),
+                     Step("Home, later visit", 1.0, 10, 300_000, 700_000)])]
+    upload, home = summarise(runs)
+    assert upload.startswith("dashboard: upload S1 (to a drawn page)")
+    assert "3.000 s" in upload and "received    2.00 MB" in upload  # medians of the two journeys
+    assert "server rss    342 MiB, peak    684 MiB" in upload  # peak: the highest
+    assert "runs [2.000, 4.000]" in upload
+    assert "1.000 s" in home and "not measured: TimeoutError" in home
+
+
+def test_without_a_browser_the_dashboard_figure_says_why(data_dir, capsys, monkeypatch):
+    from benchmarks import browser
+    monkeypatch.setattr(browser, "CHROMIUM", "/nonexistent/chromium")
+    code, lines = _bench(capsys, "--data", data_dir, "--only", "dashboard", "--runs", "1")
+    assert code == 0
+    assert lines[1] == "dashboard: not available: no chromium at /nonexistent/chromium (apt-get install -y chromium)"

@@ -32,3 +32,15 @@ def test_cli_help_imports_no_heavy_library() -> None:
 
 def test_engine_import_imports_no_heavy_library() -> None:
     assert _heavy_after("import capacity.k8s, capacity.sim, capacity.scheduler") == ""
+
+
+def test_cli_help_imports_neither_the_engine_nor_numpy_nor_yaml() -> None:
+    """`--help` builds every subcommand's parser: none of them may pull the engine in (about 0.25 s of imports
+    on the 2-core machine of issue 33, where --help took 0.3 s)."""
+    body = ("import capacity.cli, contextlib, io\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            "    capacity.cli.main(['--help'])")
+    engine = ("numpy", "yaml", "capacity.scheduler", "capacity.framework.session", "capacity.k8s", "capacity.answer")
+    proc = subprocess.run([sys.executable, "-c", _PROBE.format(body=body, heavy=engine)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=True)
+    assert proc.stdout.strip() == ""

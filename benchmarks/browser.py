@@ -1,0 +1,263 @@
+"""The dashboard at S1 scale as a person meets it: `streamlit run app.py` headless on a free loopback port, driven
+by Debian's Chromium through Playwright (as tests/e2e/conftest.py does). Not a test: figures, never asserts.
+
+One journey (a fresh server each, so that its memory is one session's):
+
+  upload        Scenario, Upload tab: the S1 dump chosen in the uploader, until the page is drawn again
+  step          Simulate: "Step one cycle", until the page says "after cycle 1" and is drawn
+  decisions-1   the first visit to Decisions after the step
+  why-pod       Decisions: another pod chosen in "Pod to explain" (why pending)
+  <Page>        every page of the navigation visited once, then each timed on a later visit (Decisions
+                included)
+
+Each timing runs from the action until Streamlit has finished the rerun it started (the app's
+script-state went to running and back to notRunning, no skeleton left) and the page shows what the step
+expects. Beside each: the bytes the browser received over the websocket during it, and the server's
+memory (RSS of the streamlit process now, and its peak: VmHWM) once it is done.
+
+Written against what stays put while the pages change: the page titles in the navigation, the uploader's
+file input, the button labels "Step one cycle", the scenario caption ("after cycle 1"), the "Pod to
+explain" picker. A step that cannot be found is reported as missing, the rest still measured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+START_TIMEOUT_S = 90
+#: The longest a single step may take before it is reported as timed out (S1 on a loaded machine).
+STEP_TIMEOUT_MS = 180_000
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+# Records when the app's script state goes running -> notRunning after an action (installed before it).
+_WATCH = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (window.__clObs) window.__clObs.disconnect();
+  window.__cl = {ran: false, done: false};
+  const obs = new MutationObserver((records) => {
+    // A short run may go running -> notRunning between two callbacks: the records' old values still show it.
+    for (const r of records) if (r.oldValue === 'running') window.__cl.ran = true;
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running') window.__cl.ran = true;
+    else if (window.__cl.ran && s === 'notRunning') window.__cl.done = true;
+  });
+  obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true});
+  window.__clObs = obs;
+}"""
+
+
+@dataclass
+class Step:
+    """One measured step of one journey."""
+
+    name: str
+    seconds: float | None = None  # None: not measured (the note says why)
+    received: int = 0  # websocket bytes the browser received during it
+    rss: int = 0  # server RSS after it, KiB
+    peak: int = 0  # server VmHWM after it, KiB
+    note: str = ""
+
+
+@dataclass
+class Journey:
+    steps: list[Step] = field(default_factory=list)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with _DIRECT.open(f"{url}/_stcore/health", timeout=2) as response:
+            return response.status == 200 and response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def memory_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of a process in KiB, from /proc; (0, 0) where that cannot be read."""
+    found = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    found[key] = int(value.split()[0])
+    except OSError:
+        return 0, 0
+    return found.get("VmRSS", 0), found.get("VmHWM", 0)
+
+
+@contextlib.contextmanager
+def streamlit_server(home: str, log_path: str) -> Iterator[tuple[str, int]]:
+    """`streamlit run app.py` headless on a free loopback port: (url, pid) once healthy; stopped after."""
+    env = {**os.environ, "HOME": home, "PYTHONUNBUFFERED": "1"}
+    for _attempt in range(3):
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+               "--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none",
+               "--browser.gatherUsageStats", "false"]
+        with open(log_path, "w") as log:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while proc.poll() is None and time.monotonic() < deadline:
+                if _healthy(url):
+                    yield url, proc.pid
+                    return
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(0.2)
+            if proc.poll() is None:
+                break
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(15)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+    with open(log_path, encoding="utf-8", errors="replace") as fh:
+        tail = fh.read()[-2000:]
+    raise RuntimeError(f"streamlit never became healthy within {START_TIMEOUT_S} s; log tail:\n{tail}")
+
+
+class Driver:
+    """Times actions on one page of one server: until the rerun they start is over and `ready` holds."""
+
+    def __init__(self, page: Any, pid: int) -> None:
+        self.page = page
+        self.pid = pid
+        self.received = 0
+        page.on("websocket", self._watch_socket)
+
+    def _watch_socket(self, ws: Any) -> None:
+        def count(payload: Any) -> None:
+            self.received += len(payload)
+        ws.on("framereceived", count)
+
+    def idle(self, timeout: float = STEP_TIMEOUT_MS) -> None:
+        page = self.page
+        page.locator('[data-testid="stApp"][data-test-connection-state="CONNECTED"]').wait_for(timeout=timeout)
+        page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for(timeout=timeout)
+        page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stSkeleton\"]').length === 0",
+                               timeout=timeout)
+
+    def timed(self, name: str, action: Callable[[], None], ready: Callable[[], None] | None = None) -> Step:
+        """Run `action`, wait for the rerun it started to end (and for `ready`), measure; never raises."""
+        step = Step(name)
+        page = self.page
+        try:
+            self.idle()
+            page.evaluate(_WATCH)
+            before = self.received
+            t0 = time.perf_counter()
+            action()
+            page.wait_for_function("() => window.__cl && window.__cl.done", timeout=STEP_TIMEOUT_MS)
+            if ready is not None:
+                ready()
+            self.idle()
+            step.seconds = time.perf_counter() - t0
+            step.received = self.received - before
+        except Exception as exc:  # noqa: BLE001 - a step the page no longer offers: reported, the rest measured
+            step.note = f"not measured: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
+        step.rss, step.peak = memory_kib(self.pid)
+        return step
+
+    def nav(self, title: str) -> None:
+        self.page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
+
+    def titles(self) -> list[str]:
+        links = self.page.get_by_test_id("stSidebarNav").get_by_role("link")
+        # Each link's text is its icon's ligature name, then its title: the title is the last line.
+        return [t.strip().splitlines()[-1].strip() for t in links.all_inner_texts() if t.strip()]
+
+
+def _choose_another_pod(page: Any) -> None:
+    """Decisions' "Pod to explain": the second pod of the list (the first is shown already)."""
+    picker = page.get_by_role("combobox", name=re.compile("Pod to explain"))
+    picker.click()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+
+
+def journey(dump: str, timeout_s: float = 900.0) -> Journey:
+    """One fresh server, one browser: the steps of the module docstring."""
+    import tempfile
+
+    from playwright.sync_api import expect, sync_playwright
+
+    out = Journey()
+    name = os.path.basename(dump)
+    with tempfile.TemporaryDirectory() as home, \
+            streamlit_server(home, os.path.join(home, "server.log")) as (url, pid), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+            page.set_default_timeout(STEP_TIMEOUT_MS)
+            expect.set_options(timeout=STEP_TIMEOUT_MS)
+            d = Driver(page, pid)
+            page.goto(url)
+            d.idle()
+            d.nav("Scenario")
+            d.idle()
+            with contextlib.suppress(Exception):
+                page.get_by_role("tab", name="Upload").click()
+            keyed = page.locator(".st-key-upload_cluster input[type=file]")
+            upload = keyed if keyed.count() else page.locator("input[type=file]").first
+            out.steps.append(d.timed("upload S1 (to a drawn page)", lambda: upload.set_input_files(dump),
+                                     lambda: expect(page.get_by_text(name).first).to_be_visible()))
+            d.nav("Simulate")
+            d.idle()
+            out.steps.append(d.timed("step one cycle", lambda: page.get_by_role(
+                "button", name=re.compile("Step one cycle")).click(),
+                lambda: expect(page.get_by_text(re.compile("after cycle 1")).first).to_be_visible()))
+            out.steps.append(d.timed("Decisions, first visit", lambda: d.nav("Decisions")))
+            out.steps.append(d.timed("why pending: choose a pod", lambda: _choose_another_pod(page)))
+            titles = d.titles()
+            for title in titles:  # a first visit of every page, not measured
+                d.nav(title)
+                d.idle()
+            for title in titles:
+                out.steps.append(d.timed(f"{title}, later visit", lambda title=title: d.nav(title)))
+        finally:
+            browser.close()
+    return out
+
+
+def summarise(journeys: list[Journey]) -> list[str]:
+    """One line per step: median seconds over the journeys, MB received, server RSS and peak (median)."""
+    lines = []
+    names = [s.name for s in journeys[0].steps] if journeys else []
+    for i, name in enumerate(names):
+        steps = [j.steps[i] for j in journeys if i < len(j.steps) and j.steps[i].name == name]
+        secs = [s.seconds for s in steps if s.seconds is not None]
+        notes = sorted({s.note for s in steps if s.note})
+        value = f"{statistics.median(secs):8.3f} s" if secs else "       - s"
+        runs = ", ".join(f"{s:.3f}" for s in secs)
+        mb = statistics.median(s.received for s in steps) / 1e6
+        rss = statistics.median(s.rss for s in steps) / 1024
+        peak = max(s.peak for s in steps) / 1024
+        lines.append(f"dashboard: {name:<34} {value}  received {mb:7.2f} MB  server rss {rss:6.0f} MiB, "
+                     f"peak {peak:6.0f} MiB  runs [{runs}]{'  ' + '; '.join(notes) if notes else ''}")
+    return lines
