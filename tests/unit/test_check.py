@@ -337,17 +337,11 @@ def test_odd_objects_the_engine_does_not_read_are_no_evidence_and_no_traceback(g
 
 
 def test_the_command_passes_a_selected_release_on(tmp_path, capsys):
-    """The version selector's --volcano-version (a Version object with .name) reaches the version check."""
-    import argparse
-    from types import SimpleNamespace
-
-    from capacity.commands.check import run as run_check
+    """`check --volcano-version 1.12` simulates that release, so a 1.12 scheduler is no version difference."""
+    from capacity.cli import main
     path = tmp_path / "dump.yaml"
     path.write_text(yaml.safe_dump(dump(queue_status={"running": 0}, extra=[scheduler()])))
-    args = argparse.Namespace(cluster=str(path), conf=None, metrics=None, prometheus=None, timeout=1,
-                              format="text", volcano_version=SimpleNamespace(name="1.12"))
-    assert run_check(args) == 1
+    assert main(["check", str(path), "--volcano-version", "1.12"]) == 1
     assert "different Volcano version" not in capsys.readouterr().out
-    args.volcano_version = None
-    assert run_check(args) == 1
+    assert main(["check", str(path)]) == 1
     assert "different Volcano version" in capsys.readouterr().out
