@@ -27,7 +27,7 @@ ENGINE = ROOT / "capacity"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("capacity", "capacity.text", "capacity.errors", "capacity.limits", "capacity.glossary",
               "capacity.names", "capacity.service_type", "capacity.trace", "capacity.quantity",
-              "capacity.resources", "capacity.accel", "capacity.human_units", "capacity.versions",
+              "capacity.resources", "capacity.accel", "capacity.human_units", "capacity.gcpause", "capacity.versions",
               "capacity.versions.releases", "capacity.versions.switches", "capacity.versions.table")),
     ("core", ("capacity.model", "capacity.conf", "capacity.cluster", "capacity.webhook", "capacity.cards")),
     ("io", ("capacity.k8s", "capacity.export", "capacity.snapshot", "capacity.openb", "capacity.prometheus",
