@@ -8,9 +8,9 @@ some session has called `st.navigation`. Creating the workspace lazily here, rat
 
 `Workspace` itself is plain Python (no Streamlit), so its behaviour is tested without a browser: the
 current cluster, the history of simulated cycles (a copy of the cluster before each one, the engine's
-`CycleResult` and the decision trace), the scenario's name, and the last error next to the input that
-caused it. Loading parses first and replaces the scenario only on success, so a bad upload never
-loses the previous valid state.
+`CycleResult` and, once something reads it, the decision trace: `Step.records`), the scenario's name,
+and the last error next to the input that caused it. Loading parses first and replaces the scenario only
+on success, so a bad upload never loses the previous valid state.
 """
 
 from __future__ import annotations
@@ -422,7 +422,11 @@ class Workspace:
         return step
 
     def _sim_step(self, before: Cluster) -> Step | None:
-        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons)."""
+        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons).
+
+        Traced as it runs: the simulator changes the cluster around the cycle (completions, arrivals, the job
+        controller) and keeps no copy of the state the cycle started from, so the cycle cannot be re-run alone
+        later. Only small lesson scenarios run this way."""
         from capacity.sim import SimOptions, Simulator
         if self.sim is None or self.sim.cluster is not self.cluster:
             self.sim = Simulator(self.cluster, SimOptions(event_driven=False, session=self.options),
