@@ -86,7 +86,7 @@ class DecisionsDiffer(Exception):
 class Step:
     """One simulated cycle: the cluster as it was before it, what the engine decided, and why.
 
-    A cycle runs untraced (at S1 a traced cycle costs 3-5x an untraced one). Its decision records are built
+    A cycle runs untraced (at S1 a traced cycle costs 2-4x an untraced one). Its decision records are built
     the first time something reads `records`: the cycle runs again, traced, on a copy of `before` with the same
     options (`replay_records`); a trace never changes a decision, and the re-run is checked to have decided
     the same. A step given its records (a lesson's simulator cycle, which cannot be re-run alone) keeps them.
@@ -123,14 +123,9 @@ class Step:
         return self.traced
 
 
-#: How many traced re-runs `replay_records` made (tests read it: a step alone must make none).
-REPLAYS = [0]
-
-
 def replay_records(step: Step) -> list[Record]:
     """Run `step`'s cycle again, traced, from a copy of the cluster before it, with the options it ran with;
     the records, once its binds, evictions, pipelined jobs and PodGroup phases are checked to be the cycle's."""
-    REPLAYS[0] += 1
     trace = Trace(enabled=True)
     trace.cycle = step.cycle
     cluster = step.before.copy_state()  # (a cycle without write-back changes no pod; copied all the same)
