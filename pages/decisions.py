@@ -21,7 +21,7 @@ from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid
 from ui.paging import page_picker, paged_table
-from ui.state import get_workspace, option_names
+from ui.state import get_workspace, option_names, read_decisions
 from ui.text import md_escape
 from ui.views import reason_lines, record_index, trace_jsonl
 from ui.widgets import scenario_caption
@@ -136,6 +136,11 @@ if not ws.history:
 cycles = [s.cycle for s in ws.history]
 cycle = st.selectbox("Cycle", cycles, index=len(cycles) - 1, key="decisions_cycle")
 step = ws.step_at(cycle)
+# A cycle runs untraced; its records (and those of the cycles before it, which the answers read) are built here.
+problem = read_decisions(ws.history[:cycle])
+if problem is not None:
+    st.error(str(problem), icon=":material/error:")
+    st.stop()
 if step.index is None:
     with st.spinner(f"Indexing the {len(step.records):,} decision records of cycle {cycle}…"):
         index = record_index(step)

@@ -16,7 +16,7 @@ from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, 
 from capacity.views_paging import search_rows
 from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_notice, value
 from ui.paging import paged_table
-from ui.state import Problem, get_workspace
+from ui.state import Problem, get_workspace, read_decisions
 from ui.text import md_code
 from ui.views import job_rows, pending_pods, pod_rows, waiting_jobs, why_waiting
 from ui.widgets import scenario_caption, show_findings, show_problem
@@ -114,6 +114,10 @@ def _why_waiting() -> None:
         st.info("No cycle has run yet: the scheduler has not decided anything. Step a cycle on the Simulate page "
                 "and come back to read why each job and pod waits.", icon=":material/info:")
         st.page_link("pages/simulate.py", label="Simulate: run cycles", icon=":material/play_circle:")
+        return
+    problem = read_decisions(ws.history)  # (a cycle runs untraced: its records are built the first time)
+    if problem is not None:
+        st.error(str(problem), icon=":material/error:")
         return
     st.caption(f"After cycle {ws.cycle}, in the engine's words (the Decisions page has the full chain of checks).")
     many = len(job_names[:MAX_JOB_LINES]) + len(pod_names[:MAX_POD_LINES]) > 10

@@ -1,5 +1,6 @@
 """The workspace's simulated cycles as one `ExplainRun`, so the answer model (`capacity.answer`) reads the
-very records the Simulate page's cycles wrote: nothing is run again, nothing can drift.
+records of the very cycles the Simulate page ran: a cycle runs untraced, and its records come from one traced
+re-run of it, checked to decide the same (`ui.state.Step.records`), so the answer cannot drift from the cycle.
 
 Plain Python (no Streamlit), so it is tested without a browser. The pages ask for an answer on every
 rerun (any widget change), so answers are kept per (cycles, subject) for as long as those cycles exist.

@@ -8,15 +8,15 @@ some session has called `st.navigation`. Creating the workspace lazily here, rat
 
 `Workspace` itself is plain Python (no Streamlit), so its behaviour is tested without a browser: the
 current cluster, the history of simulated cycles (a copy of the cluster before each one, the engine's
-`CycleResult` and the decision trace), the scenario's name, and the last error next to the input that
-caused it. Loading parses first and replaces the scenario only on success, so a bad upload never
-loses the previous valid state.
+`CycleResult` and, once something reads it, the decision trace: `Step.records`), the scenario's name,
+and the last error next to the input that caused it. Loading parses first and replaces the scenario only
+on success, so a bad upload never loses the previous valid state.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -70,16 +70,74 @@ class Problem:
         return ": ".join(part for part in (self.obj, self.field, self.message) if part)
 
 
-@dataclass
+class DecisionsDiffer(Exception):
+    """The traced re-run of a cycle decided otherwise than the cycle did: its records would explain other
+    decisions than the ones shown, so none are shown. The engine guarantees this never happens (a trace never
+    changes a decision: tests/unit/test_engines_agree.py); if it does, it is a bug."""
+
+    def __init__(self, cycle: int, what: str) -> None:
+        super().__init__(f"cycle {cycle}: {what}")
+        self.cycle = cycle
+        self.message = (f"re-reading this cycle with its decision records gave other {what} than the cycle "
+                        "itself; its records are not shown. This is a bug in Capacity Lab.")
+
+
+@dataclass(eq=False)
 class Step:
-    """One simulated cycle: the cluster as it was before it, what the engine decided, and why."""
+    """One simulated cycle: the cluster as it was before it, what the engine decided, and why.
+
+    A cycle runs untraced (at S1 a traced cycle costs 2-4x an untraced one). Its decision records are built
+    the first time something reads `records`: the cycle runs again, traced, on a copy of `before` with the same
+    options (`replay_records`); a trace never changes a decision, and the re-run is checked to have decided
+    the same. A step given its records (a lesson's simulator cycle, which cannot be re-run alone) keeps them.
+    """
 
     cycle: int
     before: Cluster
     result: CycleResult
-    records: list[Record]
+    #: the decision records once built (None: not yet; `records` builds them)
+    traced: list[Record] | None = field(default=None, repr=False)
+    #: the options the cycle ran with, for the traced re-run
+    options: SessionOptions | None = field(default=None, repr=False)
     #: the Decisions page's index of `records` (ui.views.record_index), built when first asked for
     index: Any = field(default=None, repr=False, compare=False)
+    #: why the re-run's records are refused (DecisionsDiffer), kept so it is not run again
+    refused: DecisionsDiffer | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def has_records(self) -> bool:
+        """True when reading `records` costs nothing (built already, or refused)."""
+        return self.traced is not None or self.refused is not None
+
+    @property
+    def records(self) -> list[Record]:
+        """The cycle's decision records; raises DecisionsDiffer if the traced re-run decided otherwise."""
+        if self.refused is not None:
+            raise self.refused
+        if self.traced is None:
+            try:
+                self.traced = replay_records(self)
+            except DecisionsDiffer as err:
+                self.refused = err
+                raise
+        return self.traced
+
+
+def replay_records(step: Step) -> list[Record]:
+    """Run `step`'s cycle again, traced, from a copy of the cluster before it, with the options it ran with;
+    the records, once its binds, evictions, pipelined jobs and PodGroup phases are checked to be the cycle's."""
+    trace = Trace(enabled=True)
+    trace.cycle = step.cycle
+    cluster = step.before.copy_state()  # (a cycle without write-back changes no pod; copied all the same)
+    got = run_cycle(cluster, trace, step.options, write_back=False)
+    del cluster
+    want = step.result
+    for what, a, b in (("binds", got.binds, want.binds), ("evictions", list(got.evicted), list(want.evicted)),
+                       ("pipelined jobs", got.pipelined, want.pipelined),
+                       ("PodGroup phases", got.podgroup_phases, want.podgroup_phases)):
+        if a != b:
+            raise DecisionsDiffer(step.cycle, what)
+    return trace.records
 
 
 @dataclass
@@ -338,10 +396,10 @@ class Workspace:
     def step(self) -> Step | None:
         """Run one scheduling cycle on the current cluster and remember it; None if the engine refused."""
         before = self.cluster.copy_state()
-        trace = Trace(enabled=True)
-        trace.cycle = self.cycle + 1
         if self.lifecycle:
             return self._sim_step(before)
+        trace = Trace(enabled=False)  # the records are built when first read (Step.records)
+        trace.cycle = self.cycle + 1
         try:
             result = run_cycle(self.cluster, trace, self.options)
         except (InputError, ResourceUnderflow) as err:
@@ -354,12 +412,16 @@ class Workspace:
             self.errors["simulate"] = _engine_failure(trace.cycle, err)
             return None
         self.errors.pop("simulate", None)
-        step = Step(trace.cycle, before, result, trace.records)
+        step = Step(trace.cycle, before, result, options=self.options)
         self.history.append(step)
         return step
 
     def _sim_step(self, before: Cluster) -> Step | None:
-        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons)."""
+        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons).
+
+        Traced as it runs: the simulator changes the cluster around the cycle (completions, arrivals, the job
+        controller) and keeps no copy of the state the cycle started from, so the cycle cannot be re-run alone
+        later. Only small lesson scenarios run this way."""
         from capacity.sim import SimOptions, Simulator
         if self.sim is None or self.sim.cluster is not self.cluster:
             self.sim = Simulator(self.cluster, SimOptions(event_driven=False, session=self.options),
@@ -405,7 +467,12 @@ class Workspace:
             if step is None:
                 break
             done.append(step)
-            why = until_met(until, step.before, step.result, step.records)
+            # Only "queue reclaims" reads records, and only of a cycle that evicted: others trace nothing.
+            try:
+                records = step.records if until.kind == "queue-reclaim" and step.result.evicted else ()
+            except DecisionsDiffer as err:
+                raise InputError(f"cycle {err.cycle}", "decision records", err.message) from err
+            why = until_met(until, step.before, step.result, records)
             if why is not None:
                 return done, why
         return done, None
@@ -493,6 +560,21 @@ def _engine_failure(cycle: int, err: Exception) -> Problem:
     logging.getLogger(__name__).exception("cycle %d failed", cycle)
     return Problem(f"cycle {cycle}", "", f"the engine failed on this cycle ({type(err).__name__}); this is a bug "
                    "in Capacity Lab, logged on the server. The state before the cycle is kept.")
+
+
+def read_decisions(steps: Iterable[Step]) -> Problem | None:
+    """Make sure `steps` have their decision records, building each missing one (a traced re-run of its cycle)
+    under a spinner; the first refusal (the re-run decided otherwise: `DecisionsDiffer`) as a Problem to show."""
+    for step in steps:
+        try:
+            if step.has_records:
+                step.records  # noqa: B018 - raises the kept refusal, if any
+                continue
+            with st.spinner(f"Reading the decisions of cycle {step.cycle} …"):
+                step.records  # noqa: B018 - builds and keeps them on the step
+        except DecisionsDiffer as err:
+            return Problem(f"cycle {err.cycle}", "decision records", err.message)
+    return None
 
 
 def get_workspace() -> Workspace:

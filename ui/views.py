@@ -146,9 +146,11 @@ def cycle_summary(step: Step) -> CycleSummary:
 
 
 def history_rows(steps: Iterable[Step]) -> list[dict[str, Any]]:
-    """One line per cycle: how many binds, evictions, pipelined jobs and decision records."""
+    """One line per cycle: how many binds, evictions, pipelined jobs and decision records (None until the records
+    are read: a cycle runs untraced and its records are built when first asked for, `Step.records`)."""
     return [{"cycle": s.cycle, "binds": len(s.result.binds), "evicted": len(s.result.evicted),
-             "pipelined": len(s.result.pipelined), "records": len(s.records)} for s in steps]
+             "pipelined": len(s.result.pipelined), "records": len(s.traced) if s.traced is not None else None}
+            for s in steps]
 
 
 # ---- decision records ---------------------------------------------------------------------------
