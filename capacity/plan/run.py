@@ -94,8 +94,10 @@ def run_plan(spec: PlanSpec, backend: Any, results_path: str | None = None, resu
                         raise InputError(results_path or "", f"id {c['id']}", "holds other values than this spec's "
                                          "candidate: resume with the spec that wrote it")
                     todo.append(c)
-            for row in backend.map(spec.raw, todo):
-                row.setdefault("spec", spec.digest)
+            columns = run.columns
+            for found in backend.map(spec.raw, todo):
+                row = {c: found.get(c) for c in columns}  # (every row has every column: None where none)
+                row["spec"] = spec.digest
                 rows[int(row["id"])] = row
                 if out is not None:
                     out.add(row)
