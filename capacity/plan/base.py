@@ -117,6 +117,12 @@ def node_totals(cluster: Cluster) -> dict[str, float]:
 def candidate_cluster(base: Base, params: tuple[Param, ...], values: dict[str, str]) -> Cluster:
     """A copy of the base whose varied queues carry the candidate's values (the base is left unchanged)."""
     cluster = base.cluster.copy_state()
+    set_values(cluster, params, values)
+    return cluster
+
+
+def set_values(cluster: Cluster, params: tuple[Param, ...], values: dict[str, str]) -> None:
+    """Give `cluster` new copies of the varied queues, carrying `values` (other queues stay shared)."""
     cluster.queues = dict(cluster.queues)
     for p in params:
         q = cluster.queues[p.queue] = copy.copy(cluster.queues[p.queue])
@@ -127,7 +133,6 @@ def candidate_cluster(base: Base, params: tuple[Param, ...], values: dict[str, s
         current = resource_strings(getattr(q, p.field))
         current[p.resource] = value
         setattr(q, p.field, parse_resources(current, f"Queue/{p.queue}", _FIELD_PATH[p.field]))
-    return cluster
 
 
 def refusal(base: Base, cluster: Cluster, constraints: tuple[SumConstraint, ...]) -> str:

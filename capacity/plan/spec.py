@@ -256,6 +256,14 @@ def _param(value: Any, source: str, where: str) -> Param:
         if n > MAX_GRID:
             raise InputError(source, f"{where}.range.step", f"gives {n:,} values (at most {MAX_GRID:,})")
         out = tuple(f"{round(lo + i * step, 9):g}" for i in range(n))
+    if fld != "weight":
+        from capacity.resources import from_resource_list
+        for i, v in enumerate(out):
+            try:
+                from_resource_list({resource: v}, obj=source, field=f"{where}.values[{i}]")
+            except InputError as err:
+                raise InputError(source, f"{where}.values[{i}]", f"{v!r} is not a quantity of {resource}: "
+                                 f"{err.message}") from None
     if fld == "weight":
         for v in out:
             if not v.isdigit() or not 1 <= int(v) <= 65535:

@@ -66,6 +66,8 @@ def comparable(rows):
     ({"vary": [{"queue": "q", "field": "weight", "range": {"min": 3, "max": 1, "step": 1}}]}, "vary[0].range.max",
      "below min"),
     ({"vary": [{"queue": "q", "field": "weight", "values": [0]}]}, "vary[0].values", "1 to 65535"),
+    ({"vary": [{"queue": "q", "field": "guarantee", "resource": "cpu", "values": [1, "lots"]}]}, "vary[0].values[1]",
+     "not a quantity of cpu"),
     ({"goals": [{"metric": "wait_p95", "at_most": 60}]}, "goals[0].queue", "per queue"),
     ({"goals": [{"metric": "latency", "at_most": 60}]}, "goals[0].metric", "one of"),
     ({"goals": [{"metric": "started_within", "queue": "q", "within": 60, "at_least": 90}]}, "goals[0].at_least",
