@@ -68,7 +68,9 @@ with st.container(border=True, key="plan_setup"):
     target = w[4].multiselect("Queues with jobs", leaves, default=leaves, key="plan_queues")
     st.markdown("**Goals**")
     g = st.columns(4)
-    goal_queue = g[0].selectbox("Queue", target or leaves, key="plan_goal_queue")
+    goal_options = target or leaves
+    goal_queue = g[0].selectbox("Queue", goal_options, key="plan_goal_queue",
+                                index=goal_options.index(first) if first in goal_options else 0)
     wait = g[1].number_input("p95 wait at most (s)", min_value=0, value=600, key="plan_goal_wait")
     util = g[2].number_input(f"Utilisation of {main_resource} at least", min_value=0.0, max_value=1.0, value=0.3,
                              key="plan_goal_util")
@@ -166,5 +168,4 @@ if ws.notices.get("plan_apply"):
     st.success("Applied to the workspace.", icon=":material/check_circle:")
     st.text(ws.notices["plan_apply"])
 st.markdown("**The workspace's queues now**")
-st.dataframe([{"setting": p.name, "now": _now} for p in spec.params
-              for _now in [queue_value(ws.cluster, p)]], hide_index=True, key="plan_now")
+st.text("\n".join(f"{p.name} = {queue_value(ws.cluster, p) or 'unset'}" for p in spec.params))

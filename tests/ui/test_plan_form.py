@@ -30,6 +30,7 @@ def test_run_a_plan_then_apply_the_best_candidate():
     assert len(at.get("plotly_chart")) == 2  # wait vs setting, Pareto front
     ws = at.session_state[WORKSPACE_KEY]
     before = ws.cluster.queues["prod-serving"].guarantee.get("nvidia.com/gpu")
+    assert any("Best: candidate #" in t.value for t in at.text)
     best = int(at.selectbox(key="plan_pick").value)
     chosen = table[table["#"] == best].iloc[0]
     at.button(key="plan_apply_btn").click().run()
