@@ -82,6 +82,7 @@ RULE_WORDS: dict[str, str] = {
     "capacity.share": "share = the largest allocated / deserved over the deserved's dimensions",
     "allocate.queueOrder": "allocate serves the queue with the smaller share first",
     "preempt.pipelined": "preempt reserved the node while its victims terminate",
+    "allocate.pipelined": "allocate reserved the node while the pods evicted for it terminate",
 }
 SHARE_TOLERANCE = 5e-4
 NONE = "none"

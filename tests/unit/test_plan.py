@@ -247,3 +247,14 @@ def test_help_imports_neither_ray_nor_optuna_nor_pyarrow():
              "print(','.join(m for m in ('ray', 'optuna', 'pyarrow') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_lessons_plan_answers_its_question():
+    """fixtures/lessons/14-...: the smallest guarantee that starts the whole peak at once, without evicting, is 4
+    GPUs; the plan's eviction counts are the lesson's (4 with no guarantee, 2 with 2)."""
+    from capacity.plan.spec import read_spec
+    s = read_spec(str(ROOT / "fixtures" / "lessons" / "14-inference-guarantee-plan" / "plan.yaml"))
+    run = run_plan(s, InlineBackend())
+    evictions = {r["inference.guarantee.nvidia.com/gpu"]: r["evictions"] for r in run.rows}
+    assert evictions == {"0": 4, "1": 3, "2": 2, "3": 1, "4": 0}
+    assert best(s, run.rows)["inference.guarantee.nvidia.com/gpu"] == "4"
