@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from capacity.errors import InputError
 from capacity.plan.evaluate import STATUS_FAILED, evaluate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -87,15 +88,22 @@ class RayBackend:
     name = "ray"
 
     def __init__(self, address: str | None, workers: int | None = None) -> None:
-        import ray
+        try:
+            import ray
+        except ImportError:
+            raise InputError("--ray", "", "needs the ray package (pip install 'ray>=2.40')") from None
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
-            if address == "local":
-                ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
-                         runtime_env=ray_runtime_env(local=True))
-            else:
-                ray.init(address=address, log_to_driver=False, runtime_env=ray_runtime_env(local=False))
+            try:
+                if address == "local":
+                    ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
+                             runtime_env=ray_runtime_env(local=True))
+                else:
+                    ray.init(address=address, log_to_driver=False, runtime_env=ray_runtime_env(local=False))
+            except (ConnectionError, ValueError, RuntimeError) as exc:
+                first = (str(exc).splitlines() or [""])[0]
+                raise InputError("--ray", str(address), f"no Ray cluster to connect to: {first}") from None
             self._started = True
         self.workers = int(ray.cluster_resources().get("CPU", 1))
         self._task = ray.remote(num_cpus=1, max_retries=0)(evaluate)
