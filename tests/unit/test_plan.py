@@ -253,7 +253,7 @@ def test_the_lessons_plan_answers_its_question():
     """fixtures/lessons/14-...: the smallest guarantee that starts the whole peak at once, without evicting, is 4
     GPUs; the plan's eviction counts are the lesson's (4 with no guarantee, 2 with 2)."""
     from capacity.plan.spec import read_spec
-    s = read_spec(str(ROOT / "fixtures" / "lessons" / "14-inference-guarantee-plan" / "plan.yaml"))
+    s = read_spec(str(ROOT / "fixtures" / "lessons" / "14-inference-guarantee-plan" / "plan.yml"))
     run = run_plan(s, InlineBackend())
     evictions = {r["inference.guarantee.nvidia.com/gpu"]: r["evictions"] for r in run.rows}
     assert evictions == {"0": 4, "1": 3, "2": 2, "3": 1, "4": 0}
