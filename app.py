@@ -25,6 +25,7 @@ navigation = st.navigation(
         st.Page("pages/scheduler.py", title="Scheduler", icon=":material/tune:"),
         st.Page("pages/decisions.py", title="Decisions", icon=":material/fact_check:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page("pages/plan.py", title="Plan", icon=":material/query_stats:"),
         st.Page("pages/lint.py", title="Lint", icon=":material/rule:"),
         st.Page("pages/lessons.py", title="Lessons", icon=":material/school:"),
     ]

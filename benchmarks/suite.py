@@ -31,6 +31,9 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
             upload to a drawn page, a step, the first visit to Decisions, choosing a pod in why-pending, a
             later visit of every page; bytes the browser received and the server's memory (RSS, peak)
             beside each. Medians of `--runs` journeys, a fresh server each. No targets asserted.
+  plan      Capacity planning (issue 31): candidates per minute on the Helios-15k replay, local processes
+            vs a local Ray instance, at 1 and 2 workers, and the scaling estimate (benchmarks/plan.py).
+            Not in the default set (it takes minutes): `--only plan`.
   growth    S1 cycle time when doubling nodes (761 -> 1,523), pods (4,076 -> 8,152) or leaf queues at
             fixed pods (100 -> 200): ratios <= 2.2, 2.2 and 1.1.
 
@@ -56,7 +59,7 @@ from typing import Any
 OPENB = "alibaba-openb-gpu-2023"
 HELIOS = "helios-dirlab-15k"
 FIGURES = ("s1", "trace", "steady", "steady-cold", "yaml", "process", "helios", "openb", "lint", "growth",
-           "dashboard")
+           "dashboard", "plan")
 ALIASES = {"steady-cached": "steady"}  # (the name `steady` had before it meant the cached cycle)
 
 
@@ -499,7 +502,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the folder holding alibaba-openb-gpu-2023/ and helios-dirlab-15k/ (default ../shared/data)")
     p.add_argument("--runs", type=int, default=3, help="runs per figure, median reported (default 3)")
     p.add_argument("--replay-runs", type=int, default=1, help="runs per replay (default 1)")
-    p.add_argument("--only", default=",".join(FIGURES), help=f"comma-separated subset of {', '.join(FIGURES)}")
+    p.add_argument("--plan-limit", type=int, default=None, help="plan: only the first N Helios jobs (a quick look)")
+    p.add_argument("--only", default=",".join(f for f in FIGURES if f != "plan"),  # (plan takes minutes: asked for)
+                   help=f"comma-separated subset of {', '.join(FIGURES)}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -532,6 +537,9 @@ def run(args: argparse.Namespace) -> int:
             for line in dashboard(openb, args.runs):
                 print(line, flush=True)
             continue
+        elif name == "plan":
+            from benchmarks.plan import figures as plan_figures
+            figs = plan_figures(helios, args.plan_limit)
         elif name in ("helios", "openb"):
             figs = [replay(name, helios if name == "helios" else openb, args.replay_runs)]
         else:

@@ -82,6 +82,7 @@ RULE_WORDS: dict[str, str] = {
     "capacity.share": "share = the largest allocated / deserved over the deserved's dimensions",
     "allocate.queueOrder": "allocate serves the queue with the smaller share first",
     "preempt.pipelined": "preempt reserved the node while its victims terminate",
+    "allocate.pipelined": "allocate reserved the node while the pods evicted for it terminate",
 }
 #: The same rules in words for a pod the rule let through (bound or pipelined): RULE_WORDS says why one waits.
 RULE_WORDS_PASSED: dict[str, str] = {

@@ -19,7 +19,7 @@ TITLES = {
     "pages/home.py": "Capacity Lab", "pages/scenario.py": "Scenario", "pages/queues.py": "Queues",
     "pages/simulate.py": "Simulate", "pages/treemaps.py": "Treemaps", "pages/jobs.py": "Jobs",
     "pages/decisions.py": "Decisions", "pages/nodes.py": "Nodes", "pages/scheduler.py": "Scheduler",
-    "pages/compare.py": "Compare", "pages/lint.py": "Lint", "pages/lessons.py": "Lessons",
+    "pages/compare.py": "Compare", "pages/plan.py": "Plan", "pages/lint.py": "Lint", "pages/lessons.py": "Lessons",
 }
 BAD_QUEUE = """\
 apiVersion: scheduling.volcano.sh/v1beta1
