@@ -23,8 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from capacity.charts import queue_tree_figure, share_timeline_figure, treemap
-from capacity.cluster import Cluster
+from capacity.analysis.charts import queue_tree_figure, share_timeline_figure, treemap
+from capacity.core.cluster import Cluster
 from ui.state import Workspace, new_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +83,7 @@ def apptest(make: Callable[[], Workspace], runs: int) -> list[float]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=None, help="default: 20 (default scenario), 3 (openb)")
-    p.add_argument("--openb", metavar="FOLDER", help="also at the openb scale (capacity.openb.s1_cluster)")
+    p.add_argument("--openb", metavar="FOLDER", help="also at the openb scale (capacity.io.openb.s1_cluster)")
     p.add_argument("--pods", type=int, default=None, help="openb: only the first N pods")
     p.add_argument("--apptest", action="store_true", help="also time the page reruns through AppTest")
     a = p.parse_args()
@@ -97,7 +97,7 @@ def main() -> None:
         print(f"default scenario via AppTest (step click + Treemaps rerun): median "
               f"{statistics.median(times) * 1000:.0f} ms over {len(times)} runs")
     if a.openb:
-        from capacity.openb import s1_cluster
+        from capacity.io.openb import s1_cluster
 
         t0 = time.perf_counter()
         cluster: Cluster = s1_cluster(a.openb, pod_limit=a.pods)

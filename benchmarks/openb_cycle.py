@@ -11,9 +11,9 @@ import argparse
 import statistics
 import time
 
-from capacity.openb import s1_cluster
+from capacity.core.trace import Trace
+from capacity.io.openb import s1_cluster
 from capacity.scheduler import run_cycle
-from capacity.trace import Trace
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ def busiest_queue(folder: str, limit: int | None) -> str:
     """The user with the most GPU-seconds (user-020 in the whole 15k cut): its queue's deserved is varied."""
     from collections import Counter
 
-    from capacity.replay import helios_rows
+    from capacity.simulation.replay import helios_rows
     use: Counter[int] = Counter()
     for r in helios_rows(folder, limit):
         use[int(r["user"])] += int(r["gpu_num"]) * int(r["run_time"])

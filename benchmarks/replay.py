@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from capacity.replay import helios_cluster, openb_cluster
-from capacity.sim import SimOptions, Simulator
+from capacity.simulation.replay import helios_cluster, openb_cluster
+from capacity.simulation.sim import SimOptions, Simulator
 
 
 def once(kind: str, folder: str, period: float, limit: int | None, skip: bool) -> tuple[float, float, dict]:

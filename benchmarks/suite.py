@@ -19,8 +19,8 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
   steady-cold  The same cycle without the cache, every Node, Job and Task built again from the cluster
             objects: what a one-off `simulate` run pays per cycle. A reference, no target.
   yaml      Loading the S1 dump from YAML (`load_cluster_file`, libyaml's C loader when present). <= 6 s.
-  helios    Helios-15k replay (`capacity.replay.helios_cluster` + `Simulator.run_to_end`). <= 30 s.
-  openb     openb replay (`capacity.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
+  helios    Helios-15k replay (`capacity.simulation.replay.helios_cluster` + `Simulator.run_to_end`). <= 30 s.
+  openb     openb replay (`capacity.simulation.replay.openb_cluster` + `Simulator.run_to_end`). <= 60 s.
   lint      `lint_text` on two generated 10,000-queue trees (hierarchy on): a parent chain 10,000 deep and a
             root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
   process   Whole processes (issue 33): `--help` and the first import of the engine (<= 0.3 s each);
@@ -170,9 +170,9 @@ def measure(fig: Figure, runs: int, setup: Callable[[], Any], body: Callable[[An
 # ---- the figures ----------------------------------------------------------------------------------
 
 def s1(folder: str, runs: int, options: Any = None, **kw: Any) -> tuple[Figure, Any]:
-    from capacity.openb import s1_cluster
+    from capacity.core.trace import Trace
+    from capacity.io.openb import s1_cluster
     from capacity.scheduler import run_cycle
-    from capacity.trace import Trace
     fig = Figure("S1 full cycle", "s", 1.0)
     res = measure(fig, runs, lambda: s1_cluster(folder, **kw), lambda c: run_cycle(c, Trace(enabled=False), options))
     fig.note = f"{len(res.binds)} binds, {len(res.evicted)} evictions"
@@ -184,9 +184,9 @@ def s1(folder: str, runs: int, options: Any = None, **kw: Any) -> tuple[Figure, 
 TRACE_RUNS = 11
 _TRACE_CHILD = """
 import json, sys, time
-from capacity.openb import s1_cluster
+from capacity.io.openb import s1_cluster
 from capacity.scheduler import run_cycle
-from capacity.trace import Trace
+from capacity.core.trace import Trace
 cluster = s1_cluster(sys.argv[1])
 w, c = time.perf_counter(), time.process_time()
 run_cycle(cluster, Trace(enabled=sys.argv[2] == "on"))
@@ -226,9 +226,9 @@ def trace_cost(folder: str, runs: int) -> Figure:
 
 def _steady_cluster(folder: str, cache: Any) -> Any:
     """S1 after two cycles written back: the first binds (its pods Running), the second runs on that."""
-    from capacity.openb import s1_cluster
+    from capacity.core.trace import Trace
+    from capacity.io.openb import s1_cluster
     from capacity.scheduler import run_cycle
-    from capacity.trace import Trace
     cluster = s1_cluster(folder)
     for _ in range(2):
         run_cycle(cluster, Trace(enabled=False), cache=cache)
@@ -238,9 +238,9 @@ def _steady_cluster(folder: str, cache: Any) -> Any:
 def steady(folder: str, runs: int) -> Figure:
     """The steady cycle as the Simulator runs it: with the SnapshotCache it keeps from one cycle to the
     next (unchanged nodes, jobs and queue tree taken as they are)."""
-    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.accel.snapshot_cache import SnapshotCache
+    from capacity.core.trace import Trace
     from capacity.scheduler import run_cycle
-    from capacity.trace import Trace
     fig = Figure("steady cycle (S1, everything running)", "ms", 0.050)
     cache = SnapshotCache()
     cluster = _steady_cluster(folder, cache)
@@ -254,8 +254,8 @@ def steady(folder: str, runs: int) -> Figure:
 
 def steady_cold(folder: str, runs: int) -> Figure:
     """`steady` without the cache: every Node, Job and Task built again from the cluster objects."""
+    from capacity.core.trace import Trace
     from capacity.scheduler import run_cycle
-    from capacity.trace import Trace
     fig = Figure("steady cycle, no cache (reference)", "ms", None)
     cluster = _steady_cluster(folder, None)
     res = measure(fig, runs, lambda: cluster, lambda c: run_cycle(c, Trace(enabled=False), write_back=False))
@@ -266,8 +266,8 @@ def steady_cold(folder: str, runs: int) -> Figure:
 def yaml_load(folder: str, runs: int) -> Figure:
     import yaml
 
-    from capacity.k8s import load_cluster_file
-    from capacity.openb import s1_objects
+    from capacity.io.k8s import load_cluster_file
+    from capacity.io.openb import s1_objects
     fig = Figure("S1 YAML load", "s", 6.0)
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     with tempfile.TemporaryDirectory() as tmp:
@@ -294,7 +294,7 @@ def _child(argv: list[str]) -> tuple[float, float, int]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-_ENGINE_IMPORT = "import capacity.k8s, capacity.sim, capacity.scheduler"
+_ENGINE_IMPORT = "import capacity.io.k8s, capacity.simulation.sim, capacity.scheduler"
 _PARSE_FLOOR = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], encoding='utf-8'), Loader=yaml.CSafeLoader))"
 
 
@@ -302,10 +302,11 @@ _PARSE_FLOOR = "import sys, yaml; list(yaml.load_all(open(sys.argv[1], encoding=
 _PHASES = """
 import json, sys, time
 c = [time.process_time()]
-from capacity import k8s, limits
-from capacity.gcpause import gc_paused
+from capacity.io import k8s
+from capacity.core import limits
+from capacity.core.gcpause import gc_paused
 from capacity.scheduler import simulate
-from capacity.trace import Trace
+from capacity.core.trace import Trace
 c.append(time.process_time())
 with gc_paused():  # as load_cluster reads
     text = limits.read_text_file(sys.argv[1])
@@ -348,7 +349,7 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
 
     import yaml
 
-    from capacity.openb import s1_objects
+    from capacity.io.openb import s1_objects
     py = sys.executable
     figs: list[Figure] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -390,8 +391,8 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
 def replay(kind: str, folder: str, runs: int) -> Figure:
     from capacity.framework.session import SessionOptions
     try:
-        from capacity import replay as rp
-        from capacity.sim import SimOptions, Simulator
+        from capacity.simulation import replay as rp
+        from capacity.simulation.sim import SimOptions, Simulator
     except ImportError as exc:  # the replays are another issue's work
         fig = Figure(f"{kind} replay", "s", 30.0 if kind == "helios" else 60.0)
         fig.note = f"not available: {exc}"
@@ -433,7 +434,7 @@ def queue_tree_yaml(shape: str, n: int = LINT_QUEUES) -> str:
 
 
 def lint_trees(runs: int) -> list[Figure]:
-    from capacity.lint import counts, lint_text
+    from capacity.analysis.lint import counts, lint_text
     figs = []
     for shape, what in (("chain", "a 10,000-queue parent chain"), ("wide", "10,000 sibling queues")):
         fig = Figure(f"lint, {what}", "s", 2.0)
@@ -469,7 +470,7 @@ def dashboard(folder: str, runs: int) -> list[str]:
     """The dashboard at S1 in Chromium (benchmarks/browser.py): one line per step, or why it cannot run."""
     import yaml
 
-    from capacity.openb import s1_objects
+    from capacity.io.openb import s1_objects
     try:
         import playwright.sync_api  # noqa: F401
 

@@ -5,7 +5,7 @@ and field), never a traceback for bad input; 130 when interrupted (Ctrl-C), 141 
 the output went away (`... | head`).
 
 Everything written to stdout and stderr goes through `TerminalSafe`: a name holding an escape sequence,
-a carriage return or a bidi override is shown escaped (`capacity.text`), never sent to the terminal raw.
+a carriage return or a bidi override is shown escaped (`capacity.core.text`), never sent to the terminal raw.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import sys
 from typing import Any, TextIO
 
 from capacity.commands import COMMANDS
-from capacity.errors import InputError, ResourceUnderflow
-from capacity.text import safe, safe_output
+from capacity.core.errors import InputError, ResourceUnderflow
+from capacity.core.text import safe, safe_output
 
 #: Exit status when interrupted (128 + SIGINT) and when the output pipe closed (128 + SIGPIPE), as a shell says.
 EXIT_INTERRUPTED = 130

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from capacity.cluster import Cluster
+from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.core.cluster import Cluster
+from capacity.core.gcpause import gc_paused  # noqa: F401  (here since issue 9; also holds it while a dump is read)
+from capacity.core.trace import Trace
 from capacity.framework.session import CycleResult, Session, SessionOptions
-from capacity.framework.snapshot_cache import SnapshotCache
-from capacity.gcpause import gc_paused  # noqa: F401  (here since issue 9; also holds it while a dump is read)
 from capacity.plugins import REGISTRY
-from capacity.trace import Trace
 
 ACTIONS = ("enqueue", "allocate", "backfill", "reclaim", "preempt")
 

@@ -9,9 +9,9 @@ from dataclasses import fields
 
 import streamlit as st
 
-from capacity.charts import TREEMAP_METRICS, resource_names, treemap
-from capacity.compare import MAX_JOB_ANSWERS, Comparison, Config, Side, compare
-from capacity.errors import InputError
+from capacity.analysis.charts import TREEMAP_METRICS, resource_names, treemap
+from capacity.analysis.compare import MAX_JOB_ANSWERS, Comparison, Config, Side, compare
+from capacity.core.errors import InputError
 from capacity.framework.session import SessionOptions
 from capacity.versions import BY_ID, HEAD, RELEASES, parse_version, version
 from capacity.versions.cli import session_kwargs

@@ -9,14 +9,14 @@ from collections import Counter
 
 import streamlit as st
 
-from capacity.errors import InputError
-from capacity.explain import victim_table
+from capacity.analysis.explain import victim_table
+from capacity.analysis.views_paging import contains, paginate
+from capacity.analysis.whatif import what_if
+from capacity.core.errors import InputError
+from capacity.core.trace import Record
 from capacity.framework.session import SessionOptions
-from capacity.trace import Record
 from capacity.versions import parse_version, version
 from capacity.versions.diff import version_diff
-from capacity.views_paging import contains, paginate
-from capacity.whatif import what_if
 from ui.answer_view import show_answer, show_session_notes
 from ui.answers import ROOT_QUEUE, answer_for, cycle_notes
 from ui.editing import keep_valid

@@ -2,18 +2,18 @@
 job through a form (queue, replicas, minAvailable, per-pod requests, priority class, preemptable, service
 type) or a batch from the seeded generator; delete a job.
 
-Submitted jobs are built by `capacity.jobform` (the objects a vcjob controller would create, read by the
-scenario loader) and added by `capacity.edit.add_job(s)`, validated as Volcano's webhooks would.
+Submitted jobs are built by `capacity.authoring.jobform` (the objects a vcjob controller would create, read by the
+scenario loader) and added by `capacity.authoring.edit.add_job(s)`, validated as Volcano's webhooks would.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from capacity import edit
-from capacity.errors import InputError
-from capacity.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
-from capacity.views_paging import search_rows
+from capacity.analysis.views_paging import search_rows
+from capacity.authoring import edit
+from capacity.authoring.jobform import SERVICE_TYPES, JobForm, build_job, generated_jobs, leaf_queues
+from capacity.core.errors import InputError
 from ui.editing import BASE_RESOURCES, draft, form_token, keep_valid, seed_form, show_notice, value
 from ui.paging import paged_table
 from ui.state import Problem, get_workspace, read_decisions
@@ -178,7 +178,8 @@ with st.form("job_submit_form", border=True):
     st.form_submit_button("Submit job", key="jf_submit", on_click=_submit, type="primary", icon=":material/send:")
 
 st.header("Generate jobs")
-st.caption("A batch from the seeded workload generator (`capacity.workload`): the same seed gives the same jobs. "
+st.caption("A batch from the seeded workload generator (`capacity.simulation.workload`): the same seed gives "
+           "the same jobs. "
            "Training jobs are gangs (vcjobs), inference jobs Deployments with non-preemptable pods.")
 show_notice(ws, "job_generate")
 show_problem(ws.errors.get("job_generate"), "Nothing was added.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.lessons import Lesson, label, lesson_ids, load_lesson
+from capacity.authoring.lessons import Lesson, label, lesson_ids, load_lesson
 from ui.lessons import progress_for, reset, reveal_view, run_for, state_tables
 from ui.state import get_workspace
 from ui.widgets import show_problem, use_app_navigation

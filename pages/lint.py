@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.errors import InputError
-from capacity.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text
+from capacity.analysis.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text
+from capacity.core.errors import InputError
 from ui.state import Problem, get_workspace
 from ui.widgets import scenario_caption, show_problem
 

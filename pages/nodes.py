@@ -1,5 +1,5 @@
 """Nodes: every node with what it offers and what its pods use; edit a node's allocatable, cordon it, add or
-remove nodes. Edits go through `capacity.edit` (a node never shrinks below what its bound pods request)."""
+remove nodes. Edits go through `capacity.authoring.edit` (a node never shrinks below what its bound pods request)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from typing import Any
 
 import streamlit as st
 
-from capacity import edit
-from capacity.edit import resource_strings
-from capacity.human_units import human_describe
-from capacity.resources import Resource, to_dict
-from capacity.views_paging import search_rows
+from capacity.analysis.views_paging import search_rows
+from capacity.authoring import edit
+from capacity.authoring.edit import resource_strings
+from capacity.core.human_units import human_describe
+from capacity.core.resources import Resource, to_dict
 from ui.editing import draft, form_token, keep_valid, resource_names, seed_form, show_notice, value
 from ui.paging import paged_table
 from ui.state import get_workspace

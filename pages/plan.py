@@ -9,7 +9,7 @@ import time
 
 import streamlit as st
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 from capacity.plan.backends import InlineBackend
 from capacity.plan.charts import pareto_figure, wait_vs_quota
 from capacity.plan.report import best, meets, queue_yaml, values_of

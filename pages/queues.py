@@ -1,8 +1,8 @@
 """Queues: the queue tree and each queue's numbers, as the queue plugin (capacity or proportion) computes them,
 and the queue editor: add, remove, rename, re-parent, quotas per resource, priority, reclaimable, state.
 
-Every edit goes through `capacity.edit` and is validated as Volcano would (webhook rules, cycles, the
-hierarchy's quota rules, jobs on non-leaf queues, via `capacity.lint`); a refused edit shows its reason
+Every edit goes through `capacity.authoring.edit` and is validated as Volcano would (webhook rules, cycles, the
+hierarchy's quota rules, jobs on non-leaf queues, via `capacity.analysis.lint`); a refused edit shows its reason
 next to the form and keeps what the user typed. Lint findings are shown next to the queue they name.
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity import edit
-from capacity.charts import queue_bars_figure, queue_rows, queue_tree_figure
-from capacity.charts import resource_names as numbers_resources
-from capacity.edit import QUOTAS, ROOT, resource_strings
-from capacity.views_paging import TreeView, queue_depths, search_rows, tree_view
+from capacity.analysis.charts import queue_bars_figure, queue_rows, queue_tree_figure
+from capacity.analysis.charts import resource_names as numbers_resources
+from capacity.analysis.views_paging import TreeView, queue_depths, search_rows, tree_view
+from capacity.authoring import edit
+from capacity.authoring.edit import QUOTAS, ROOT, resource_strings
 from ui.editing import (
     badge,
     draft,

@@ -8,7 +8,7 @@ from datetime import datetime
 
 import streamlit as st
 
-from capacity.export import export_yaml
+from capacity.io.export import export_yaml
 from ui.answers import MEMO_KEY as ANSWER_MEMO_KEY
 from ui.snapshot_panel import snapshot_panel
 from ui.state import Problem, fixture_description, fixture_names, get_workspace

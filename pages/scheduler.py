@@ -1,7 +1,8 @@
 """Scheduler: the configuration's actions and tiers (editable), capacity's hierarchy on/off, the Volcano release
 to reproduce (preselected from the dump's scheduler image), and the engine's compatibility switches
 (older Volcano behaviour: leaf-only allocatable, seed004 root init, legacy namespace
-fair share). Configuration edits go through `capacity.edit` and are refused where Volcano would refuse them."""
+fair share). Configuration edits go through `capacity.authoring.edit` and are refused where Volcano would
+refuse them."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from capacity import edit
-from capacity.conf import SIMULATED_ACTIONS, SWITCH_DEFAULTS
+from capacity.analysis.lint import CONF_OBJ
+from capacity.authoring import edit
+from capacity.core.conf import SIMULATED_ACTIONS, SWITCH_DEFAULTS
 from capacity.framework.session import SessionOptions
-from capacity.lint import CONF_OBJ
 from capacity.versions import BY_ID, HEAD, RELEASES, parse_version, version
 from capacity.versions.cli import known_or_none, session_kwargs
 from ui.editing import draft, form_token, seed_form, show_notice, value

@@ -2,7 +2,7 @@
 undo, and branch from a past cycle into a second timeline; see what each cycle decided.
 
 The rules (which edits a rewind undoes, when a "run until" condition is met) are the engine's
-(`capacity.timeline`, through the Workspace); this page only lays out widgets. Names from input are shown
+(`capacity.simulation.timeline`, through the Workspace); this page only lays out widgets. Names from input are shown
 as text (tables, st.text), never inside Markdown."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from capacity.charts import share_timeline_figure
-from capacity.errors import InputError
-from capacity.timeline import UNTIL_KINDS, UNTIL_TARGET, Until
-from capacity.views_paging import counts_by, top_queues
+from capacity.analysis.charts import share_timeline_figure
+from capacity.analysis.views_paging import counts_by, top_queues
+from capacity.core.errors import InputError
+from capacity.simulation.timeline import UNTIL_KINDS, UNTIL_TARGET, Until
 from ui.editing import keep_valid
 from ui.paging import paged_table
 from ui.state import Problem, get_workspace, option_names

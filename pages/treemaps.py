@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
+from capacity.analysis.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
 from ui.state import get_workspace
 from ui.text import md_escape
 from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption

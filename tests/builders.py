@@ -6,8 +6,8 @@ from typing import Any
 
 import yaml
 
-from capacity.cluster import Cluster
-from capacity.k8s import load_cluster
+from capacity.core.cluster import Cluster
+from capacity.io.k8s import load_cluster
 
 
 def conf(actions: str, *tiers: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from capacity.openb import S1_CONF, queue_objects
+from capacity.io.openb import S1_CONF, queue_objects
 
 DEPARTMENTS, LEAVES = 20, 200
 

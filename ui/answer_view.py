@@ -1,4 +1,4 @@
-"""Lays out one Answer (`capacity.answer`) as readable text: the sentence first, then its figures, the chain of
+"""Lays out one Answer (`capacity.analysis.answer`) as readable text: the sentence first, then its figures, the chain of
 checks in the order Volcano ran them (the one that stopped the object marked), what happens next, one line
 per cycle, the session's notes, and the answers of its parts (a job's pods, a queue's jobs).
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.answer import Answer, Check, render_text
+from capacity.analysis.answer import Answer, Check, render_text
 from ui.text import md_escape
 
 #: How each check outcome is shown: label and badge colour (unknown outcomes are shown as they come, grey).

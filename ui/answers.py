@@ -1,4 +1,4 @@
-"""The workspace's simulated cycles as one `ExplainRun`, so the answer model (`capacity.answer`) reads the
+"""The workspace's simulated cycles as one `ExplainRun`, so the answer model (`capacity.analysis.answer`) reads the
 records of the very cycles the Simulate page ran: a cycle runs untraced, and its records come from one traced
 re-run of it, checked to decide the same (`ui.state.Step.records`), so the answer cannot drift from the cycle.
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
-from capacity.answer import Answer, ExplainRun, answer_job, answer_pod, answer_queue
-from capacity.cluster import Cluster
+from capacity.analysis.answer import Answer, ExplainRun, answer_job, answer_pod, answer_queue
+from capacity.core.cluster import Cluster
 from ui.state import Workspace
 
 #: Plain session-state key of the kept answers.
@@ -21,7 +21,7 @@ KINDS = ("pod", "job", "queue")
 _MEMO_SIZE = 32
 
 
-#: The top of the queue tree: answered even when the scenario does not declare it (capacity/answer_queue.py).
+#: The top of the queue tree: answered even when the scenario does not declare it (capacity/analysis/answer_queue.py).
 ROOT_QUEUE = "root"
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import streamlit as st
 
-from capacity.cluster import Cluster
-from capacity.lint import Finding
+from capacity.analysis.lint import Finding
+from capacity.core.cluster import Cluster
 from ui.state import Workspace
 
 #: Resource names every form offers, before the ones the cluster itself mentions.

@@ -12,8 +12,8 @@ from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from capacity.charts import queue_rows
-from capacity.lessons import PLACED, Checkpoint, Lesson, LessonRun, label, matches, rule_heading, show
+from capacity.analysis.charts import queue_rows
+from capacity.authoring.lessons import PLACED, Checkpoint, Lesson, LessonRun, label, matches, rule_heading, show
 from ui.views import pod_rows
 
 PROGRESS_KEY = "lesson_progress"

@@ -1,6 +1,6 @@
 """A table that sends one page of rows to the browser, with a page picker and a "rows a-b of N" caption.
 
-The rows are filtered and cut on the server (`capacity.views_paging`); the browser never holds more than a
+The rows are filtered and cut on the server (`capacity.analysis.views_paging`); the browser never holds more than a
 page, however large the cluster. The page number lives under `<key>_page` and is clamped when the rows
 shrink (a filter changed), so a stale page never raises.
 """
@@ -12,7 +12,7 @@ from typing import Any
 
 import streamlit as st
 
-from capacity.views_paging import PAGE_SIZE, Page, paginate
+from capacity.analysis.views_paging import PAGE_SIZE, Page, paginate
 
 
 def page_picker(total: int, key: str, size: int = PAGE_SIZE, label: str = "Page") -> int:

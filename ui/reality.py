@@ -1,7 +1,7 @@
 """Queues page: what the cluster reported (Queue status, PodGroup phases, optionally the scheduler's metrics)
 beside what the engine computes for the loaded dump, differences first with their likely causes.
 
-The figures come from `capacity.check.compare`, the same code as `python -m capacity check`; they are of the
+The figures come from `capacity.analysis.check.compare`, the same code as `python -m capacity check`; they are of the
 dump as loaded (before any cycle or edit), which is what the cluster's status describes.
 """
 
@@ -11,9 +11,9 @@ import logging
 
 import streamlit as st
 
-from capacity.check import Report, compare
-from capacity.errors import InputError
-from capacity.prometheus import parse_text
+from capacity.analysis.check import Report, compare
+from capacity.core.errors import InputError
+from capacity.io.prometheus import parse_text
 from ui.state import Problem, Workspace
 from ui.text import md_escape
 from ui.widgets import show_problem

@@ -1,4 +1,4 @@
-"""Scenario page: take a read-only snapshot of a live cluster (`capacity.snapshot`, the same code as
+"""Scenario page: take a read-only snapshot of a live cluster (`capacity.io.snapshot`, the same code as
 `python -m capacity snapshot`) and load it like an upload; a Refresh button takes it again with the same
 settings. Errors are one line (403 naming verb and resource, missing CRDs, unreachable, timeout)."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import streamlit as st
 import yaml
 
-from capacity.errors import InputError
-from capacity.snapshot import DEFAULT_CONFIGMAP, contexts, snapshot, summary
+from capacity.core.errors import InputError
+from capacity.io.snapshot import DEFAULT_CONFIGMAP, contexts, snapshot, summary
 from ui.state import Problem, Workspace
 from ui.text import md_escape
 from ui.widgets import show_problem

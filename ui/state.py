@@ -23,15 +23,15 @@ from typing import Any
 
 import streamlit as st
 
-from capacity.cluster import Cluster
-from capacity.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
-from capacity.errors import InputError, ResourceUnderflow
+from capacity.analysis.lint import Finding, lint
+from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
+from capacity.core.cluster import Cluster
+from capacity.core.errors import InputError, ResourceUnderflow
+from capacity.core.trace import Record, Trace
 from capacity.framework.session import CycleResult, SessionOptions
-from capacity.k8s import load_cluster
-from capacity.lint import Finding, lint
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import gc_paused, open_session, run_cycle
-from capacity.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
-from capacity.trace import Record, Trace
+from capacity.simulation.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
 from capacity.versions.cli import detect_text, known_or_none, session_kwargs
 
 #: The single session-state key that holds the workspace.
@@ -193,17 +193,17 @@ class Workspace:
     notices: dict[str, str] = field(default_factory=dict)
     #: bumped by every accepted edit: forms re-read the cluster when it changes
     revision: int = 0
-    #: cached "what would have to change" answers (capacity.whatif.WhatIf), per (cycle, job)
+    #: cached "what would have to change" answers (capacity.analysis.whatif.WhatIf), per (cycle, job)
     whatif: dict[tuple[int, str], Any] = field(default_factory=dict)
     findings_key: tuple[int, ...] = ()
     #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
     numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    #: step through capacity.sim (pods run, evictions trigger the jobs' PodEvicted policies) rather than plain
-    #: cycles: a lesson opened here runs exactly as it did in the lesson
+    #: step through capacity.simulation.sim (pods run, evictions trigger the jobs' PodEvicted policies) rather
+    #: than plain cycles: a lesson opened here runs exactly as it did in the lesson
     lifecycle: bool = False
     sim: Any = field(default=None, repr=False, compare=False)
     sim_base: int = 0  # the workspace cycle the simulator started at (it counts its own cycles from 0)
-    # ---- timeline: edits between cycles, undo, kept timelines (see capacity.timeline) ----
+    # ---- timeline: edits between cycles, undo, kept timelines (see capacity.simulation.timeline) ----
     #: accepted edits of this timeline, in order, each with the cycle it was made after
     edits: list[EditEntry] = field(default_factory=list)
     #: snapshots to go back to, the latest last
@@ -261,7 +261,7 @@ class Workspace:
     # ---- editing ----------------------------------------------------------------------------
     def edit(self, input_key: str, fn: Callable[..., Edited], *args: Any, draft: dict[str, Any] | None = None,
              notice: str = "", **kwargs: Any) -> bool:
-        """Apply one `capacity.edit` function to the current cluster; True if Volcano would accept it.
+        """Apply one `capacity.authoring.edit` function to the current cluster; True if Volcano would accept it.
 
         On success the cluster is replaced (the history of cycles stays: the edit applies from now on),
         the lint findings are refreshed and the form's error and draft are cleared. On an InputError
@@ -417,12 +417,12 @@ class Workspace:
         return step
 
     def _sim_step(self, before: Cluster) -> Step | None:
-        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.lessons).
+        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.authoring.lessons).
 
         Traced as it runs: the simulator changes the cluster around the cycle (completions, arrivals, the job
         controller) and keeps no copy of the state the cycle started from, so the cycle cannot be re-run alone
         later. Only small lesson scenarios run this way."""
-        from capacity.sim import SimOptions, Simulator
+        from capacity.simulation.sim import SimOptions, Simulator
         if self.sim is None or self.sim.cluster is not self.cluster:
             self.sim = Simulator(self.cluster, SimOptions(event_driven=False, session=self.options),
                                  trace=Trace(enabled=True))

@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from capacity.cluster import Cluster, PodObj
-from capacity.human_units import human_describe, human_value
-from capacity.model import TaskStatus
-from capacity.resources import Resource, to_dict
-from capacity.trace import Record
+from capacity.core.cluster import Cluster, PodObj
+from capacity.core.human_units import human_describe, human_value
+from capacity.core.model import TaskStatus
+from capacity.core.resources import Resource, to_dict
+from capacity.core.trace import Record
 from ui.state import Step
 
 
@@ -88,11 +88,11 @@ class Why:
 def why_waiting(ws: Any, names: Iterable[str], kind: str, memo: Any = None) -> list[Why]:
     """The answer model's one sentence for each waiting job or pod after the last cycle run.
 
-    The sentence is `capacity.answer`'s (answer_job / answer_pod over the cycles the workspace ran): the same
+    The sentence is `capacity.analysis.answer`'s (answer_job / answer_pod over the cycles the workspace ran): the same
     words the Decisions page and `python -m capacity explain` print. An object added after the last cycle has
     no answer yet.
     """
-    from capacity.errors import InputError
+    from capacity.core.errors import InputError
     from ui.answers import answer_for
 
     out = []
@@ -351,7 +351,7 @@ def queue_detail_rows(numbers: dict[str, Any], styles: dict[str, str] | None = N
     `styles`: the input's unit styles (Cluster.unit_styles). `declared`: the resources the queue's
     spec.capability sets; a capability of 0 on any other reads "unset (no limit)".
     """
-    from capacity.charts import TABLE_METRICS, UNSET, resource_names
+    from capacity.analysis.charts import TABLE_METRICS, UNSET, resource_names
 
     rows = []
     for name in resource_names({"q": numbers}):

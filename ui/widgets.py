@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from capacity.lint import Finding
+from capacity.analysis.lint import Finding
 from ui.state import Problem, Workspace
 from ui.text import md_code, md_escape
 

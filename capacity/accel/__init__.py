@@ -2,9 +2,9 @@
 
 The reference engine (capacity.framework, capacity.plugins, capacity.actions) reads like Volcano: plain
 loops over nodes, jobs and tasks, no caches. Beside it sit the fast paths: the SnapshotCache handed from one
-cycle to the next, the vectorised node fit (capacity.nodefit) with its compiled loops (capacity.kernels),
-victim bounds (capacity.actions.victim_bound), order keys and the capacity plugin's own queue heap
-(capacity.plugins.capacity_heap), and the shortcuts an untraced cycle may take past effect-free answers.
+cycle to the next, the vectorised node fit (capacity.accel.nodefit) with its compiled loops (capacity.accel.kernels),
+victim bounds (capacity.accel.victim_bound), order keys and the capacity plugin's own queue heap
+(capacity.accel.capacity_heap), and the shortcuts an untraced cycle may take past effect-free answers.
 Each is reached through one field of `Acceleration`, which the Session holds (`Session.accel`); one switch,
 the environment variable CAPACITY_LAB_ENGINE (read here and nowhere else), chooses:
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 
 ENGINE_ENV = "CAPACITY_LAB_ENGINE"
 """The one switch: `reference` or `accelerated` (default)."""
@@ -32,18 +32,18 @@ class Acceleration:
 
     name: str
     snapshot_cache: bool
-    """A Simulator hands a SnapshotCache from one cycle to the next (capacity.framework.snapshot_cache):
+    """A Simulator hands a SnapshotCache from one cycle to the next (capacity.accel.snapshot_cache):
     nodes, jobs and the capacity plugin's queue tree that did not change are taken as they are."""
     node_fit: bool
-    """The vectorised node fit (capacity.nodefit.NodeFit, Placements, plugins' vector forms) for
-    predicates, scores and the victim tables; compiled loops (capacity.kernels) where numba is."""
+    """The vectorised node fit (capacity.accel.nodefit.NodeFit, Placements, plugins' vector forms) for
+    predicates, scores and the victim tables; compiled loops (capacity.accel.kernels) where numba is."""
     jit: bool
-    """numba-compiled loops (capacity.kernels) where numba is installed."""
+    """numba-compiled loops (capacity.accel.kernels) where numba is installed."""
     victim_bounds: bool
     """Reclaim and preempt pass over nodes on the plugins' bounds (Session.add_possible_fn)."""
     order_keys: bool
     """Heaps compare plugins' order keys (Session.add_order_key / add_order_less / add_order_heap), the
-    capacity plugin's own queue heap (capacity.plugins.capacity_heap) and its memoised queue pairs."""
+    capacity plugin's own queue heap (capacity.accel.capacity_heap) and its memoised queue pairs."""
     exact_sums: bool
     """The capacity plugin sums its queue tree leaf by leaf where every sum is exact, instead of passing
     each job's change up to every ancestor as Volcano does."""

@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from capacity.model import Task
+from capacity.core.model import Task
+from capacity.core.resources import MIN_RESOURCE, ZERO, intersection
 from capacity.plugins.capacity_attrs import (
     CapacityBase,
     _reclaimee_ancestor_to_check,
     _shares_ancestor,
 )
-from capacity.resources import MIN_RESOURCE, ZERO, intersection
 
 
 def _never(t: Task) -> bool:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from operator import is_, itemgetter
 from typing import Any
 
+from capacity.core.model import Job, QueueSpec
+from capacity.core.resources import Resource
 from capacity.framework.session import Session
-from capacity.model import Job, QueueSpec
 from capacity.plugins.capacity_attrs import CapacityBase, FixedNumbers, QueueAttr, accumulate_job
-from capacity.resources import Resource
 
 FLAT_STATE = "capacity.flat"
 """SnapshotCache.plugin_state key of flat capacity's kept state: (the specs' and total's key, per queue its

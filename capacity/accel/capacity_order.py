@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.model import QueueSpec
+from capacity.core.model import QueueSpec
 from capacity.plugins.capacity_attrs import CapacityBase, QueueAttr, queue_level
 
 
@@ -64,7 +64,7 @@ class CapacityOrderMemo(CapacityBase):
 
     def queue_heap(self, tie: Any, pops: int) -> Any:
         """allocate's queue heap over `queue_less(tie)` compiled, at scale (capacity_heap); else None."""
-        from capacity.plugins.capacity_heap import CapacityQueueHeap
+        from capacity.accel.capacity_heap import CapacityQueueHeap
         return CapacityQueueHeap.make(self, tie, pops)
 
     def _order_pair(self, l: QueueSpec, r: QueueSpec) -> int | tuple[QueueAttr, QueueAttr, int]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from operator import is_
 
 from capacity.actions.enqueue import try_enqueue as _try_enqueue
+from capacity.core.model import Job, QueueSpec
 from capacity.framework.heap import KeyedQueue, PriorityQueue, memoized
 from capacity.framework.session import Session
-from capacity.model import Job, QueueSpec
 
 
 def execute(ssn: Session) -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from capacity import nodefit
+from capacity.accel import nodefit
+from capacity.core.model import Job, Task, TaskStatus
+from capacity.core.resources import Resource
 from capacity.framework.snapshot import SessionAttrs
-from capacity.model import Job, Task, TaskStatus
-from capacity.resources import Resource
 
 STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
@@ -198,7 +198,7 @@ class SessionFast(SessionAttrs):
                 self._bound_exact = all(exact for _, exact in facts)
         return self._bound_exact
 
-    # ---- the same questions for all nodes at once (capacity.nodefit) --------------------------------
+    # ---- the same questions for all nodes at once (capacity.accel.nodefit) --------------------------------
     def add_vector_fn(self: Any, point: str, plugin: str, fn: Callable[..., Any],
                       key: Callable[[Task], Any] | None = None,
                       node_fn: Callable[[Task], Callable[[int], Any] | None] | None = None) -> None:

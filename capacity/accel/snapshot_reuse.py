@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.framework.pod_reading import PodReading
+from capacity.accel.pod_reading import PodReading
+from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.snapshot import SessionAttrs, _task
-from capacity.model import Job, Task, TaskStatus
 
 
 class SessionSnapshotReuse(SessionAttrs):

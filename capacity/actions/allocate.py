@@ -12,15 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel.fit_report import fit_report
+from capacity.accel.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, Placement
 from capacity.actions.allocate_legacy_ns import allocate_by_namespace
-from capacity.fit_report import fit_report
+from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.core.resources import ZERO
+from capacity.core.trace import NodeNames
 from capacity.framework.heap import KeyedQueue, PriorityQueue
 from capacity.framework.session import UNSCHEDULABLE, FitError, Session
 from capacity.framework.statement import Statement
-from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
-from capacity.nodefit import CandidateList, DeferredErrors, FitErrors, NodeFit, Placement
-from capacity.resources import ZERO
-from capacity.trace import NodeNames
 
 _NO_SCORE = float("-inf")  # a Placement's score where the node is not in the gradient
 TIE_NOTE = "Volcano picks at random among equal scores; Capacity Lab takes the first in node order"

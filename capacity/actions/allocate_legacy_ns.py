@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from capacity.core.model import Job, QueueSpec, Task
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
 from capacity.framework.statement import Statement
-from capacity.model import Job, QueueSpec, Task
 
 AllocateForTasks = Callable[[Session, Job, PriorityQueue[Task], QueueSpec], Statement | None]
 

@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from capacity.accel.nodefit import CandidateList
 from capacity.actions.allocate import choose_node
+from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
-from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
-from capacity.nodefit import CandidateList
 
 
 def execute(ssn: Session) -> None:

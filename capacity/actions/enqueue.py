@@ -4,9 +4,9 @@ The reference loop as Volcano writes it; capacity.accel.enqueue skips its turns 
 
 from __future__ import annotations
 
+from capacity.core.model import Job, QueueSpec
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
-from capacity.model import Job, QueueSpec
 
 
 def execute(ssn: Session) -> None:

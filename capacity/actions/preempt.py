@@ -17,17 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel.nodefit import CandidateList, NodeErrors, NodeFit, unresolvable_mask
+from capacity.accel.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
 from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
-from capacity.actions.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
-from capacity.conf import get_bool, get_int
+from capacity.core.conf import get_bool, get_int
+from capacity.core.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
+from capacity.core.resources import ZERO, Resource
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
-from capacity.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
-from capacity.nodefit import CandidateList, NodeErrors, NodeFit, unresolvable_mask
-from capacity.resources import ZERO, Resource
 
 
 class VictimFilter:

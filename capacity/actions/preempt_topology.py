@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from capacity.accel.victim_bound import Skipped
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
-from capacity.actions.victim_bound import Skipped
+from capacity.core.model import Node, QueueSpec, Task
+from capacity.core.resources import ZERO
 from capacity.framework.session import FitError, Session
 from capacity.framework.statement import Statement
-from capacity.model import Node, QueueSpec, Task
-from capacity.resources import ZERO
 
 #: Reason the predicates plugin gives for the pod-count check; SimulatePredicate does not run it.
 POD_COUNT_REASON = "Too many pods"

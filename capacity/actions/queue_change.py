@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from capacity.core.model import Task
+from capacity.core.resources import to_dict
 from capacity.framework.session import Session
-from capacity.model import Task
 from capacity.plugins.figures import amount, amounts, names_of, queue_numbers, requested, value_of
-from capacity.resources import to_dict
 
 View = dict[str, Any]
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel.nodefit import unresolvable_mask
+from capacity.accel.victim_bound import Skipped, bound_for, room_bound_fails, victim_table
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
-from capacity.actions.victim_bound import Skipped, bound_for, room_bound_fails, victim_table
+from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.core.resources import ZERO, Resource, to_dict
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
-from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
-from capacity.nodefit import unresolvable_mask
-from capacity.resources import ZERO, Resource, to_dict
 
 
 def execute(ssn: Session) -> None:

@@ -32,7 +32,7 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capacity.errors import InputError
+    from capacity.core.errors import InputError
     for option, value in (("--runs", args.runs), ("--replay-runs", args.replay_runs)):
         if value < 1:
             raise InputError(option, "", f"must be at least 1, got {value}")

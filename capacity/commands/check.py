@@ -24,9 +24,9 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capacity.check import compare
-    from capacity.limits import read_text_file
-    from capacity.prometheus import parse_text, query
+    from capacity.analysis.check import compare
+    from capacity.core.limits import read_text_file
+    from capacity.io.prometheus import parse_text, query
     text = read_text_file(args.cluster)
     conf = read_text_file(args.conf) if args.conf else None
     metrics = parse_text(read_text_file(args.metrics)) if args.metrics else None

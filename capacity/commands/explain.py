@@ -1,6 +1,6 @@
 """`explain CLUSTER.yaml --pod NS/NAME | --job NS/NAME | --queue NAME [--cycles N] [--format text|json] [--verbose]`.
 
-Text and JSON both render one Answer (capacity.answer): the sentence, the chain of checks in the order
+Text and JSON both render one Answer (capacity.analysis.answer): the sentence, the chain of checks in the order
 Volcano ran them with the first that stopped the subject, one line per cycle, and the session notes.
 """
 
@@ -11,8 +11,8 @@ import json
 from typing import Any
 
 from capacity.commands.simulate import add_cluster_args, load, options, seed_options
-from capacity.errors import InputError
-from capacity.text import safe_lines
+from capacity.core.errors import InputError
+from capacity.core.text import safe_lines
 from capacity.versions.cli import chosen
 
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     cluster = load(args, warn=False)
-    from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
+    from capacity.analysis.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
     from capacity.versions.diff import version_diff
     traced = explain_run(cluster, args.cycles, options(args))
     before = traced.before
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     versus = version_diff(before, args.cycles, chosen_version, seed_options(args)) if chosen_version.lacking else None
     whatif = None
     if args.what_if:
-        from capacity.whatif import what_if
+        from capacity.analysis.whatif import what_if
         job = args.job or next((f"{p.namespace}/{p.group}" for k, p in before.pods.items() if k == args.pod), None)
         if job is None or args.queue:
             raise InputError("--what-if", "", "needs --pod or --job")

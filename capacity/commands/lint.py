@@ -37,18 +37,18 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capacity.lint import counts, lint_text, render_text
+    from capacity.analysis.lint import counts, lint_text, render_text
 
     text = _read(args.cluster)
     conf_text = _read(args.conf) if args.conf else None
     if args.strict_admission:  # refused as simulate and explain refuse it (queue cycles included)
         from capacity.commands.simulate import refuse_rejected_queues
-        from capacity.k8s import load_cluster
+        from capacity.io.k8s import load_cluster
         refuse_rejected_queues(load_cluster(text, source=args.cluster, conf_text=conf_text).warnings)
     findings = lint_text(text, source=args.cluster, conf_text=conf_text)
     release = chosen(args, args.cluster)
     if release.lacking:  # what the chosen Volcano release does with this dump that HEAD does not
-        from capacity.k8s import load_cluster
+        from capacity.io.k8s import load_cluster
         from capacity.versions.lint import version_findings
         findings = [*findings, *version_findings(load_cluster(text, source=args.cluster, conf_text=conf_text),
                                                  release)]
@@ -61,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
 
 def _read(path: str) -> str:
     """The same size limit as `simulate` (CAPACITY_MAX_INPUT_MB): `lint /dev/zero` stops at the limit."""
-    from capacity.limits import read_text_file
+    from capacity.core.limits import read_text_file
     return read_text_file(path)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 
 
 def check_writable(option: str, path: str | None) -> None:

@@ -22,8 +22,8 @@ from typing import Any
 
 from capacity.cli import EXIT_INTERRUPTED
 from capacity.commands.outputs import check_writable
-from capacity.errors import InputError
-from capacity.text import safe, safe_lines
+from capacity.core.errors import InputError
+from capacity.core.text import safe, safe_lines
 
 
 def add_parser(sub: Any) -> None:

@@ -1,8 +1,8 @@
 """`replay openb|helios FOLDER | synthetic | cluster FILE.yaml`: a multi-cycle simulation over time.
 
-Replays a real trace (the folders of shared/data; mappings in `capacity.replay`), a seeded synthetic
-workload (`capacity.workload`) or a dump whose PodGroups and Pods carry the simulator's annotations
-(`capacity.sim`). Prints what happened, how many cycles ran and how many were skipped because nothing
+Replays a real trace (the folders of shared/data; mappings in `capacity.simulation.replay`), a seeded synthetic
+workload (`capacity.simulation.workload`) or a dump whose PodGroups and Pods carry the simulator's annotations
+(`capacity.simulation.sim`). Prints what happened, how many cycles ran and how many were skipped because nothing
 could change in them; writes the per-queue and per-cycle metrics as CSV.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 from capacity.cli import EXIT_INTERRUPTED
 from capacity.commands.outputs import check_writable, write_or_report
 from capacity.commands.simulate import print_warnings
-from capacity.errors import InputError
-from capacity.text import safe, safe_lines
+from capacity.core.errors import InputError
+from capacity.core.text import safe, safe_lines
 from capacity.versions.cli import add_version_arg, chosen, session_kwargs
 
 #: Volcano schedules every second; a trace that spans weeks is replayed with a coarser period.
@@ -59,21 +59,21 @@ def load_source(args: argparse.Namespace) -> Any:
         raise InputError(args.source, "path", "needs the trace folder" if args.source != "cluster"
                          else "needs the YAML dump")
     if args.source == "openb":
-        from capacity.replay import openb_cluster
+        from capacity.simulation.replay import openb_cluster
         return openb_cluster(args.path, pod_limit=args.limit), f"openb {args.path}"
     if args.source == "helios":
-        from capacity.replay import helios_cluster
+        from capacity.simulation.replay import helios_cluster
         nodes = 128 if args.nodes is None else args.nodes
         return helios_cluster(args.path, nodes=nodes, policy=args.policy, deserved=args.deserved,
                               job_limit=args.limit), f"helios {args.path}"
     if args.source == "synthetic":
-        from capacity.workload import WorkloadSpec, synthetic_cluster
+        from capacity.simulation.workload import WorkloadSpec, synthetic_cluster
         spec = WorkloadSpec(seed=args.seed, jobs=args.jobs, arrival_rate=args.rate,
                             queues={"team-a": 1, "team-b": 1, "team-c": 2},
                             service_types={"training": 0.8, "inference": 0.2},
                             policies={"RestartJob": 1, "AbortJob": 1, "": 1})
         return synthetic_cluster(spec, nodes=8 if args.nodes is None else args.nodes), f"synthetic seed {args.seed}"
-    from capacity.k8s import load_cluster_file
+    from capacity.io.k8s import load_cluster_file
     cluster = load_cluster_file(args.path)
     print_warnings([*cluster.warnings, *cluster.conf.warnings])
     return cluster, args.path
@@ -110,7 +110,7 @@ def check_options(args: argparse.Namespace) -> None:
         number("--rate", args.rate, MIN_RATE, MAX_RATE, f"a number of arrivals per second from {MIN_RATE:g} "
                f"to {MAX_RATE:g}")
     if args.source == "helios" and args.policy:
-        from capacity.sim import KILLING, SYNCING
+        from capacity.simulation.sim import KILLING, SYNCING
         if args.policy not in KILLING and args.policy not in SYNCING:
             raise InputError("--policy", "", f"unknown action {args.policy!r} (one of "
                              f"{', '.join(sorted([*KILLING, *SYNCING]))}, or '' for none)")
@@ -124,7 +124,7 @@ def _short_int(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capacity.sim import SimOptions, Simulator
+    from capacity.simulation.sim import SimOptions, Simulator
 
     period = args.period if args.period is not None else DEFAULT_PERIOD[args.source]
     check_options(args)

@@ -8,8 +8,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from capacity.commands.outputs import check_writable, write_or_report
-from capacity.errors import InputError
-from capacity.text import safe_lines
+from capacity.core.errors import InputError
+from capacity.core.text import safe_lines
 from capacity.versions.cli import add_version_arg, chosen, session_kwargs
 
 if TYPE_CHECKING:
@@ -43,10 +43,10 @@ def add_cluster_args(s: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace, warn: bool = True) -> Any:
     """Read the cluster (and conf) named on the command line, printing tolerated-input warnings."""
-    from capacity.k8s import load_cluster_file, parse_conf_text
+    from capacity.io.k8s import load_cluster_file, parse_conf_text
     cluster = load_cluster_file(args.cluster)
     if args.conf:
-        from capacity.limits import read_text_file
+        from capacity.core.limits import read_text_file
         cluster.conf = parse_conf_text(read_text_file(args.conf), args.conf)
     if getattr(args, "strict_admission", False):
         refuse_rejected_queues(cluster.warnings)
@@ -57,7 +57,7 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
 
 def refuse_rejected_queues(warnings: list[Any]) -> None:
     """--strict-admission: the first queue the admission webhook would reject is an input error."""
-    from capacity.webhook import is_admission_warning
+    from capacity.core.webhook import is_admission_warning
     for w in warnings:
         if is_admission_warning(w):
             raise InputError(w.obj, w.field, w.message)
@@ -65,7 +65,7 @@ def refuse_rejected_queues(warnings: list[Any]) -> None:
 
 def print_warnings(warnings: list[Any]) -> None:
     """One stderr line per tolerated-input warning, a newline in a name shown escaped."""
-    from capacity.text import safe
+    from capacity.core.text import safe
     for w in warnings:
         print(f"warning: {safe(str(w))}", file=sys.stderr)
 
@@ -89,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cycles < 1:
         raise InputError("--cycles", "", "must be at least 1")
     check_writable("--trace", args.trace)
+    from capacity.core.trace import Trace
     from capacity.scheduler import simulate
-    from capacity.trace import Trace
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
     result = simulate(cluster, args.cycles, trace, options(args))
@@ -119,7 +119,7 @@ def session_notes(cycles: list[Any]) -> list[str]:
 
 
 def render_text(out: dict[str, Any]) -> str:
-    from capacity.quantity import format_resource_value
+    from capacity.core.quantity import format_resource_value
 
     def fmt(d: dict[str, Any]) -> str:
         return ", ".join(f"{k} {format_resource_value(k, v)}" for k, v in d.items()) or "-"

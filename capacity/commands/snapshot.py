@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from capacity.commands.outputs import check_writable
-    from capacity.snapshot import snapshot, summary
+    from capacity.io.snapshot import snapshot, summary
     check_writable("-o", args.output)
     doc = snapshot(args.kubeconfig, args.context, args.scheduler_configmap, args.timeout)
     with open(args.output, "w", encoding="utf-8") as f:

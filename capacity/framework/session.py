@@ -13,13 +13,11 @@ from typing import Any
 
 from capacity.accel import Acceleration, engine
 from capacity.accel.session_fast import PossibleFn, SessionFast, _job_key, _keyed_job_less
+from capacity.accel.snapshot_cache import SnapshotCache
 from capacity.accel.snapshot_reuse import SessionSnapshotReuse
-from capacity.cluster import Cluster
-from capacity.conf import PluginOption, SchedulerConf
-from capacity.framework.heap import PriorityQueue
-from capacity.framework.snapshot import SessionSnapshot
-from capacity.framework.snapshot_cache import SnapshotCache
-from capacity.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
+from capacity.core.cluster import Cluster
+from capacity.core.conf import PluginOption, SchedulerConf
+from capacity.core.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
     ERROR,
     SUCCESS,
     UNRESOLVABLE,
@@ -32,7 +30,9 @@ from capacity.model import (  # (FitError and the status codes are re-exported: 
     Task,
     TaskStatus,
 )
-from capacity.trace import Trace
+from capacity.core.trace import Trace
+from capacity.framework.heap import PriorityQueue
+from capacity.framework.snapshot import SessionSnapshot
 
 # (the re-exports among them: the plugins and actions take them from here)
 __all__ = ["ERROR", "SUCCESS", "UNRESOLVABLE", "UNSCHEDULABLE", "FitError", "Session"]
@@ -101,7 +101,7 @@ class CycleResult:
     podgroup_phases: dict[str, str] = field(default_factory=dict)
     queues: dict[str, dict[str, Any]] = field(default_factory=dict)
     nominated: dict[str, str] = field(default_factory=dict)
-    records: list[Any] = field(default_factory=list)  # this cycle's decision records (capacity.trace.Record)
+    records: list[Any] = field(default_factory=list)  # this cycle's decision records (capacity.core.trace.Record)
     notes: list[str] = field(default_factory=list)  # the session's notes (plugins' warnings about this cycle)
 
 

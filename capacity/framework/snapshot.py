@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from capacity.framework.snapshot_cache import KeptJobs
-from capacity.model import Job, Node, QueueSpec, Task, TaskStatus
-from capacity.resources import Resource
+from capacity.accel.snapshot_cache import KeptJobs
+from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
+from capacity.core.resources import Resource
 
 if TYPE_CHECKING:
-    from capacity.nodefit import NodeFit
+    from capacity.accel.nodefit import NodeFit
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -104,7 +104,7 @@ class SessionSnapshot(SessionAttrs):
         alike: set[str] = set()
         self.rebuilt_alike = alike
         # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
-        # the VictimTable the last session used (capacity.actions.victim_bound).
+        # the VictimTable the last session used (capacity.accel.victim_bound).
         self.fresh_jobs = []
         self.last_victim_table = cache.take_victim_table() if cache is not None else None
         if cache is not None:

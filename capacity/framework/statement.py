@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from capacity.core.model import Node, Task, TaskStatus
 from capacity.framework.session import Session
-from capacity.model import Node, Task, TaskStatus
 
 EVICT = "evict"
 PIPELINE = "pipeline"

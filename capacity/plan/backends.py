@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 from capacity.plan.evaluate import STATUS_FAILED, evaluate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

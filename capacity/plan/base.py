@@ -2,7 +2,7 @@
 
 The base is built once per process (a worker keeps it for every candidate it runs); a candidate's
 cluster is a `copy_state` of it with the varied queues copied and changed. Whether Volcano would take
-the candidate's queues is `capacity.webhook.validate_cluster`'s answer, never re-derived here.
+the candidate's queues is `capacity.core.webhook.validate_cluster`'s answer, never re-derived here.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from capacity.cluster import Cluster
-from capacity.edit import parse_resources, resource_strings
-from capacity.errors import InputError
+from capacity.authoring.edit import parse_resources, resource_strings
+from capacity.core.cluster import Cluster
+from capacity.core.errors import InputError
+from capacity.core.quantity import format_resource_value
+from capacity.core.resources import from_resource_list
 from capacity.plan.spec import Param, PlanSpec, SumConstraint
-from capacity.quantity import format_resource_value
-from capacity.resources import from_resource_list
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 _FIELD_PATH = {"deserved": "spec.deserved", "guarantee": "spec.guarantee.resource", "capability": "spec.capability"}
@@ -49,14 +49,14 @@ def build_base(spec: PlanSpec) -> Base:
     for g in spec.goals:
         if g.queue and g.queue not in cluster.queues:
             raise InputError(spec.source, "goals", f"queue {g.queue!r} is not in the cluster")
-    from capacity.webhook import validate_cluster
+    from capacity.core.webhook import validate_cluster
     known = frozenset(str(e) for errs in validate_cluster(cluster).values() for e in errs)
     queues = sorted({pg.queue for pg in cluster.podgroups.values() if pg.queue in cluster.queues})
     return Base(cluster, tuple(queues), node_totals(cluster), known)
 
 
 def _cluster(c: dict[str, Any]) -> Cluster:
-    from capacity.k8s import load_cluster, load_cluster_file
+    from capacity.io.k8s import load_cluster, load_cluster_file
     if "fixture" in c:
         path = FIXTURES / f"{c['fixture']}.yaml"
         if not path.exists():
@@ -67,15 +67,15 @@ def _cluster(c: dict[str, Any]) -> Cluster:
         return load_cluster(c["inline"], source="the workspace")
     if "dump" in c:
         return load_cluster_file(c["dump"])
-    from capacity.replay import helios_cluster
+    from capacity.simulation.replay import helios_cluster
     return helios_cluster(c["helios"], nodes=c.get("nodes", 128), job_limit=c.get("limit"))
 
 
 def _with_synthetic(cluster: Cluster, s: dict[str, Any]) -> Cluster:
-    """The cluster with a seeded synthetic workload added to its own objects (`capacity.workload`)."""
-    from capacity.export import export_objects
-    from capacity.k8s import load_objects
-    from capacity.workload import WorkloadSpec, generate
+    """The cluster with a seeded synthetic workload added to its own objects (`capacity.simulation.workload`)."""
+    from capacity.io.export import export_objects
+    from capacity.io.k8s import load_objects
+    from capacity.simulation.workload import WorkloadSpec, generate
     leaves = sorted(q for q in cluster.queues if not any(o.parent == q for o in cluster.queues.values())
                     and q != "root")
     queues = {str(k): float(v) for k, v in (s.get("queues") or dict.fromkeys(leaves, 1.0)).items()}
@@ -152,7 +152,7 @@ def refusal(base: Base, cluster: Cluster, constraints: tuple[SumConstraint, ...]
             return (f"constraint: the sum of {con.field}[{con.resource}] over {', '.join(con.queues)} is "
                     f"{format_resource_value(con.resource, total)}, not {what} "
                     f"{format_resource_value(con.resource, want)}")
-    from capacity.webhook import validate_cluster
+    from capacity.core.webhook import validate_cluster
     for errs in validate_cluster(cluster).values():
         for e in errs:
             if str(e) not in base.known_rejections:

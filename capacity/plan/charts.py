@@ -1,6 +1,6 @@
 """The Plan page's figures (plotly): wait time against each varied setting per queue, and the Pareto front.
 
-Names from input (queues, settings) go into traces as text through `capacity.text.safe`, never as markup.
+Names from input (queues, settings) go into traces as text through `capacity.core.text.safe`, never as markup.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from capacity.core.text import safe
 from capacity.plan.report import number, objectives, pareto
 from capacity.plan.spec import PlanSpec
-from capacity.text import safe
 
 WAIT_TITLE = "Wait time vs the varied setting, per queue"
 PARETO_TITLE = "Pareto front"

@@ -1,4 +1,4 @@
-"""One candidate's replay (`capacity.sim.Simulator`) and the figures the goals are judged on.
+"""One candidate's replay (`capacity.simulation.sim.Simulator`) and the figures the goals are judged on.
 
 Read from the cycles the simulator runs, never recomputed from a second model:
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.cluster import Cluster
+from capacity.core.cluster import Cluster
 
 _PERCENTILES = {"wait_p50": 50.0, "wait_p95": 95.0}
 
@@ -27,7 +27,7 @@ def replay_figures(cluster: Cluster, queues: tuple[str, ...], period: float, unt
                    max_cycles: int | None, within: tuple[float, ...], resources: tuple[str, ...]) -> dict[str, Any]:
     """Replay `cluster` (which the simulator takes over) and return its figures by results column."""
     from capacity.framework.session import SessionOptions
-    from capacity.sim import SimOptions, Simulator
+    from capacity.simulation.sim import SimOptions, Simulator
 
     sim = Simulator(cluster, SimOptions(period=period, event_driven=True, session=SessionOptions()))
     arrival: dict[str, float] = {}

@@ -19,7 +19,7 @@ def number(v: Any) -> float | None:
     try:
         f = float(v)
     except (TypeError, ValueError):
-        from capacity.resources import from_resource_list
+        from capacity.core.resources import from_resource_list
         try:
             r = from_resource_list({"memory": str(v)}, obj="value", field="value")
         except Exception:  # noqa: BLE001 - not a quantity either
@@ -85,7 +85,7 @@ def best(spec: PlanSpec, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def queue_yaml(spec: PlanSpec, base: Base, row: dict[str, Any]) -> str:
     """The varied queues of `row` as Queue objects, ready for `kubectl apply -f`."""
-    from capacity.export import export_objects
+    from capacity.io.export import export_objects
     values = {p.name: str(row[p.name]) for p in spec.params}
     cluster = candidate_cluster(base, spec.params, values)
     names = {p.queue for p in spec.params}

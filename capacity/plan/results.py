@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 
 LEAD = ["id", "status", "error", "seconds", "spec"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 from capacity.plan.base import Base, build_base
 from capacity.plan.evaluate import STATUS_FAILED, figure_columns, remember
 from capacity.plan.results import LEAD, ResultsFile, read_rows

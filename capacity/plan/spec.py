@@ -19,7 +19,7 @@
       - {metric: fairness, at_least: 0.5}
     prefer: {minimize: prod-serving.guarantee.nvidia.com/gpu}   # picks the best of those meeting every goal
 
-Every candidate must also pass Volcano's queue admission webhook (always on, `capacity.webhook`). A
+Every candidate must also pass Volcano's queue admission webhook (always on, `capacity.core.webhook`). A
 mistake is one `InputError` naming the spec's section and field (`vary[1]`, `range.step`, ...).
 """
 
@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 
 STRATEGIES = ("grid", "random", "optuna")
 FIELDS = ("deserved", "guarantee", "capability", "weight")
@@ -257,7 +257,7 @@ def _param(value: Any, source: str, where: str) -> Param:
             raise InputError(source, f"{where}.range.step", f"gives {n:,} values (at most {MAX_GRID:,})")
         out = tuple(f"{round(lo + i * step, 9):g}" for i in range(n))
     if fld != "weight":
-        from capacity.resources import from_resource_list
+        from capacity.core.resources import from_resource_list
         for i, v in enumerate(out):
             try:
                 from_resource_list({resource: v}, obj=source, field=f"{where}.values[{i}]")

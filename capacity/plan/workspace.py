@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from capacity.cluster import Cluster
-from capacity.edit import Edited, checked
+from capacity.authoring.edit import Edited, checked
+from capacity.core.cluster import Cluster
 from capacity.plan.base import set_values
 from capacity.plan.spec import Param
 
@@ -29,7 +29,7 @@ def resources(cluster: Cluster) -> list[str]:
 def page_spec(cluster: Cluster, settings: list[dict[str, Any]], workload: dict[str, Any], goals: list[dict[str, Any]],
               search: dict[str, Any], period: float = 60.0) -> dict[str, Any]:
     """A plan spec (as `capacity.plan.spec.parse_spec` reads it) on the current scenario's objects."""
-    from capacity.export import export_yaml
+    from capacity.io.export import export_yaml
     return {"cluster": {"inline": export_yaml(cluster)}, "workload": {"synthetic": workload},
             "replay": {"period": period}, "search": search, "vary": settings, "goals": goals}
 
@@ -43,7 +43,7 @@ def apply_candidate(cluster: Cluster, params: tuple[Param, ...], values: dict[st
 
 def queue_value(cluster: Cluster, p: Param) -> str:
     """The setting's value in `cluster` as a user writes it ("" when unset)."""
-    from capacity.edit import resource_strings
+    from capacity.authoring.edit import resource_strings
     q = cluster.queues.get(p.queue)
     if q is None:
         return ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.conf import PluginOption
+from capacity.core.conf import PluginOption
 
 
 class Plugin:

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from capacity.conf import get_int
+from capacity.core.conf import get_int
+from capacity.core.model import Node, Task
 from capacity.framework.session import Session
-from capacity.model import Node, Task
 from capacity.plugins.base import Plugin
 
 MAX_NODE_SCORE = 100

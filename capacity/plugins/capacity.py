@@ -11,10 +11,17 @@ from typing import Any
 from capacity.accel.capacity_bounds import CapacityVictimBounds
 from capacity.accel.capacity_open import CapacityOpenReuse
 from capacity.accel.capacity_order import CapacityOrderMemo
-from capacity.conf import get_int
+from capacity.core.conf import get_int
+from capacity.core.model import Job, QueueSpec, Task
+from capacity.core.resources import (
+    ZERO,
+    Resource,
+    intersection,
+    intersection_with_ignored_scalar_resources,
+)
+from capacity.core.trace import Reason
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
-from capacity.k8s import MAX_TREE_DEPTH
-from capacity.model import Job, QueueSpec, Task
+from capacity.io.k8s import MAX_TREE_DEPTH
 from capacity.plugins.capacity_attrs import (
     ROOT,
     CapacityBase,
@@ -48,13 +55,6 @@ from capacity.plugins.older import (
     leaf_only_enqueue_v111,
     note_unchecked_queue_state,
 )
-from capacity.resources import (
-    ZERO,
-    Resource,
-    intersection,
-    intersection_with_ignored_scalar_resources,
-)
-from capacity.trace import Reason
 
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
                       "leaf's share")

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.framework.session import Session
-from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, TaskStatus
-from capacity.plugins.base import Plugin
-from capacity.resources import (
+from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, TaskStatus
+from capacity.core.resources import (
     INFINITY,
     MAX_FLOAT,
     MIN_RESOURCE,
@@ -23,7 +21,9 @@ from capacity.resources import (
     is_scalar_resource_name,
     to_dict,
 )
-from capacity.trace import Reason, Trace
+from capacity.core.trace import Reason, Trace
+from capacity.framework.session import Session
+from capacity.plugins.base import Plugin
 
 ROOT = "root"
 

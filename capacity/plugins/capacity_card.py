@@ -1,7 +1,7 @@
 """capacity-card: per-queue quotas in accelerator card types, and seed 001's tidal reclaim policy.
 
 The seed author's fork plugin, not upstream Volcano (spec actions-framework §13, §14.3; card names in
-`capacity.cards`, service types in `capacity.service_type`). What it registers and decides:
+`capacity.core.cards`, service types in `capacity.core.service_type`). What it registers and decides:
 
 * **Queue attributes.** `capability` = the queue's `spec.capability` cpu/memory (0 when unset: a cpu
   request is then refused) with its scalars *replaced* by the card quotas of `volcano.sh/card.quota`
@@ -19,7 +19,7 @@ The seed author's fork plugin, not upstream Volcano (spec actions-framework §13
   vote for PodGroups without minResources, so `card.request` is only checked for PodGroups that have one.
 * **Allocatable** and **Preemptive** (task mode): `allocated + request <= capability`, a multi-card
   request passing if any single card type fits. Preemptive also needs the queue Open (seed §PreemptiveFn).
-* **Reclaimable**: the seed's service-type policy (table in `capacity.service_type`), vote Permit. It
+* **Reclaimable**: the seed's service-type policy (table in `capacity.core.service_type`), vote Permit. It
   does not look at quotas: a training queue below its own quota is still reclaimable (§13.3 item 5).
 * **QueueOrder**: higher `spec.priority` first, then the smaller share (max allocated/deserved).
 * **NodeOrder**: for a multi-card pod, `100 x 0.5^i x nodeOrderWeight` for the first card type (index i)
@@ -41,7 +41,7 @@ Arguments (as in the seed's scheduler configuration):
   cluster total` on each dimension of the job's minimum (each card type, summed over `A|B`; cpu and
   memory only if the minimum has them). The cluster total is the nodes' allocatable cpu/memory and the
   discovered card counts. Wrong types and values below 1 are ignored with a note.
-* `podOwnerReferenceToServiceType`: owner kind -> service type, the fallback of `capacity.service_type`.
+* `podOwnerReferenceToServiceType`: owner kind -> service type, the fallback of `capacity.core.service_type`.
 * `nodeOrderWeight` (number > 0, default 1).
 * `capacitylab.unknownReclaimerReclaims` (bool, default true = the seed's code): may a reclaimer of
   unknown service type evict training tasks.
@@ -52,14 +52,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from capacity import cards as C
-from capacity import service_type as st
-from capacity.conf import get_bool, yaml_number
+from capacity.core import cards as C
+from capacity.core import service_type as st
+from capacity.core.conf import get_bool, yaml_number
+from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.core.resources import INFINITY, Resource, exceeded_part, res_max, share, to_dict
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
-from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
 from capacity.plugins.base import Plugin
 from capacity.plugins.capacity_attrs import deduct_sch_gated
-from capacity.resources import INFINITY, Resource, exceeded_part, res_max, share, to_dict
 
 ARG_UNLIMITED = "cardUnlimitedCpuMemory"
 ARG_OVERCOMMIT = "overCommitFactor"
@@ -117,7 +117,7 @@ def queue_resource(spec: Resource | None, quota: dict[str, float]) -> Resource:
 
 
 def _fmt_amount(name: str, v: float) -> str:
-    from capacity.quantity import format_resource_value
+    from capacity.core.quantity import format_resource_value
     if name in ("cpu", "memory"):
         return format_resource_value(name, v)
     n = v / C.CARD_MULTIPLIER

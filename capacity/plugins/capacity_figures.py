@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task
+from capacity.core.resources import MAX_FLOAT, SCALAR_INFINITY, Resource
 from capacity.framework.session import Session
-from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task
 from capacity.plugins.capacity_attrs import (
     ROOT,
     CapacityBase,
@@ -27,7 +28,6 @@ from capacity.plugins.figures import (
     summary,
     value_of,
 )
-from capacity.resources import MAX_FLOAT, SCALAR_INFINITY, Resource
 
 
 def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:

@@ -16,7 +16,8 @@ from capacity.accel.capacity_open import (
     _parts,
     _tree_key,
 )
-from capacity.model import Job, QueueSpec
+from capacity.core.model import Job, QueueSpec
+from capacity.core.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 from capacity.plugins.capacity_attrs import (
     ROOT,
     CapacityBase,
@@ -31,7 +32,6 @@ from capacity.plugins.capacity_attrs import (
     update_share,
 )
 from capacity.plugins.older import clip_child_deserved_v112, clip_flat_deserved_v111, parent_less_partly_v114
-from capacity.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 
 
 class CapacityTree(CapacityBase):
@@ -286,7 +286,7 @@ class CapacityTree(CapacityBase):
 
     def _sum_text(self, r: Resource) -> str:
         """'cpu 4, memory 4Gi' in the input's units, for a session note."""
-        from capacity.quantity import format_resources
+        from capacity.core.quantity import format_resources
         return format_resources({n: v for n, v in to_dict(r).items() if n != "pods"},
                                 getattr(self.ssn.cluster, "unit_styles", None))
 

@@ -9,10 +9,10 @@ preemptor's share after gaining it. Namespace weights do not exist at HEAD (§6.
 
 from __future__ import annotations
 
+from capacity.core.model import ALLOCATED_STATUSES, Job, Task
+from capacity.core.resources import Resource, share
 from capacity.framework.session import PERMIT, EventHandler, Session
-from capacity.model import ALLOCATED_STATUSES, Job, Task
 from capacity.plugins.base import Plugin
-from capacity.resources import Resource, share
 
 SHARE_DELTA = 0.000001
 """`shareDelta` (drf.go:43): preemptor and preemptee shares this close count as equal."""

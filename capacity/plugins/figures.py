@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from capacity.quantity import format_resource_value
-from capacity.resources import MAX_FLOAT, SCALAR_INFINITY, Resource, to_dict
+from capacity.core.quantity import format_resource_value
+from capacity.core.resources import MAX_FLOAT, SCALAR_INFINITY, Resource, to_dict
 
 UNSET = "unset (no limit)"
 

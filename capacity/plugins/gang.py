@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.session import PERMIT, REJECT, Session
-from capacity.model import Job, Task, TaskStatus
 from capacity.plugins.base import Plugin
 
 _NO_JOB = SimpleNamespace(ready_num=1, min_available=0)
@@ -125,7 +125,7 @@ class GangPlugin(Plugin):
             if not job.tasks:
                 continue
             if not job.is_ready():
-                from capacity.model import TaskStatus
+                from capacity.core.model import TaskStatus
                 releasing = job.releasing_scheduled_task_num()
                 if (releasing > 0 and job.count(TaskStatus.PENDING) == 0
                         and job.count(TaskStatus.PIPELINED) == 0

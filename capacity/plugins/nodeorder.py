@@ -10,11 +10,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from capacity.accel.nodefit import NodeFit
+from capacity.core.model import Node, Task
+from capacity.core.resources import Resource
 from capacity.framework.session import Session
-from capacity.model import Node, Task
-from capacity.nodefit import NodeFit
 from capacity.plugins.base import Plugin
-from capacity.resources import Resource
 
 DEFAULT_MILLI_CPU = 100.0
 DEFAULT_MEMORY = 200.0 * 1024 * 1024
@@ -75,7 +75,7 @@ class NodeOrderPlugin(Plugin):
                                    a.get(GPU), sum(t.resreq.get(GPU) for t in mirror) + r.get(GPU))
 
 
-    # ---- all nodes at once (capacity.nodefit) --------------------------------------------------------
+    # ---- all nodes at once (capacity.accel.nodefit) --------------------------------------------------------
     def score_vector(self, task: Task, idx: np.ndarray) -> np.ndarray | None:
         """`score` for the nodes at NodeList positions idx, from NodeFit's mirror sums, with the same
         integer and float steps; None (use `score`) unless every quantity is a modest integer."""
@@ -126,7 +126,7 @@ class NodeOrderPlugin(Plugin):
         use_gpu = rg != 0
         if lw and bw and not mw and st.cpu_mem_everywhere:
             lean = self._node_score_lean(st, sums, cpu, mem, rc, rm, rg, lw, bw)
-            # What the compiled loop (capacity.kernels.lean_loop) reads to compute the same scores.
+            # What the compiled loop (capacity.accel.kernels.lean_loop) reads to compute the same scores.
             lean.kernel_args = (fit.mirror_sums, st.alloc_raw, st.whole2, cpu, mem, rc, rm, rg, lw, bw)  # type: ignore[attr-defined]
             return lean
 

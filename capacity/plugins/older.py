@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from capacity.core.model import PodGroupPhase, QueueSpec, Task
+from capacity.core.resources import INFINITY, ZERO, Resource, res_max
 from capacity.framework.session import PERMIT, REJECT
-from capacity.model import PodGroupPhase, QueueSpec, Task
 from capacity.plugins.figures import amounts, requested
-from capacity.resources import INFINITY, ZERO, Resource, res_max
 
 
 def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.conf import yaml_number
+from capacity.core.conf import yaml_number
+from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase
+from capacity.core.resources import Resource
+from capacity.core.text import safe
 from capacity.framework.session import PERMIT, REJECT, Session
-from capacity.model import ALLOCATED_STATUSES, Job, PodGroupPhase
 from capacity.plugins.base import Plugin
 from capacity.plugins.capacity_attrs import inqueue_resource
-from capacity.resources import Resource
-from capacity.text import safe
 
 FACTOR_KEY = "overcommit-factor"
 FACTOR_PREFIX = "overcommit-factor."
@@ -100,7 +100,7 @@ class OvercommitPlugin(Plugin):
                                "resources of the cluster")
             return PERMIT
         if self.trace.enabled:
-            from capacity.quantity import format_resource_value as fv
+            from capacity.core.quantity import format_resource_value as fv
             default = self.factors[FACTOR_KEY]
             sums = "; ".join(
                 f"{n}: inqueue {fv(n, self.inqueue.get(n))} + minResources {fv(n, min_req.get(n))} > idle "

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from capacity.accel.nodefit import PredicateVector
+from capacity.core.model import Job, Node, PodSpec, Task
+from capacity.core.quantity import go_atoi
 from capacity.framework.session import UNRESOLVABLE, UNSCHEDULABLE, EventHandler, FitError, Session
-from capacity.model import Job, Node, PodSpec, Task
-from capacity.nodefit import PredicateVector
 from capacity.plugins.base import Plugin
-from capacity.quantity import go_atoi
 
 
 def match_expression(labels: dict[str, str], expr: dict[str, Any]) -> bool:
@@ -188,7 +188,7 @@ class PredicatesPlugin(Plugin):
             return FitError(node.name, code, reasons)
         return None
 
-    # ---- all nodes at once (capacity.nodefit) --------------------------------------------------------
+    # ---- all nodes at once (capacity.accel.nodefit) --------------------------------------------------------
     def _signature(self, spec: PodSpec) -> str:
         if not spec.node_selector and spec.affinity is None and not spec.tolerations:
             return _PLAIN_SIGNATURE  # (most pods: no selector, affinity or toleration)
@@ -241,7 +241,7 @@ class PredicatesPlugin(Plugin):
         def passed(i: int) -> bool:
             return ok[i] and pods[i] < max_tasks[i]
 
-        # What the compiled loop (capacity.kernels.lean_loop) reads: the same answers as arrays.
+        # What the compiled loop (capacity.accel.kernels.lean_loop) reads: the same answers as arrays.
         passed.kernel_args = (static[0], fit.pods, fit.max_tasks)  # type: ignore[attr-defined]
         return passed
 

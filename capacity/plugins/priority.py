@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.session import PERMIT, Session
-from capacity.model import Job, Task, TaskStatus
 from capacity.plugins.base import Plugin
 
 

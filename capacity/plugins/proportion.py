@@ -11,8 +11,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from capacity.core.model import Job, QueueSpec, Task
+from capacity.core.resources import (
+    INFINITY,
+    ZERO,
+    Resource,
+    exceeded_part,
+    res_max,
+    share,
+    to_dict,
+)
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
-from capacity.model import Job, QueueSpec, Task
 from capacity.plugins.base import Plugin
 from capacity.plugins.capacity_attrs import QueueAttr, build_flat_attrs, deduct_sch_gated, flat_limits, sum_guarantees
 from capacity.plugins.capacity_figures import flat_real_how, guarantors, inqueue_jobs, inqueue_words
@@ -34,15 +43,6 @@ from capacity.plugins.older import (
     note_unchecked_queue_state,
     proportion_inqueue_v114,
     proportion_reclaim_less_partly,
-)
-from capacity.resources import (
-    INFINITY,
-    ZERO,
-    Resource,
-    exceeded_part,
-    res_max,
-    share,
-    to_dict,
 )
 
 # capacity.py's buildQueueAttrs step 3 (allocated, request, inqueue with the Inqueue/Running rules,

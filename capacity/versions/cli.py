@@ -30,8 +30,8 @@ def detect_text(text: str, source: str = "input") -> str | None:
     the text names a scheduler at all (a dump usually has none); a malformed dump is the loader's to report."""
     if "scheduler" not in text:
         return None
-    from capacity.k8s import iter_documents
-    from capacity.volcano_image import scheduler_version
+    from capacity.io.k8s import iter_documents
+    from capacity.io.volcano_image import scheduler_version
     try:
         return scheduler_version(list(iter_documents(text, source)))
     except Exception:  # noqa: BLE001 - the load proper reports malformed input
@@ -40,7 +40,7 @@ def detect_text(text: str, source: str = "input") -> str | None:
 
 def detect(path: str) -> str | None:
     """`detect_text` of a file."""
-    from capacity.limits import read_text_file
+    from capacity.core.limits import read_text_file
     try:
         return detect_text(read_text_file(path), path)
     except Exception:  # noqa: BLE001 - the load proper reports an unreadable file

@@ -11,8 +11,8 @@ from capacity.versions.releases import Version
 
 
 def version_findings(cluster: Any, chosen: Version) -> list[Any]:
+    from capacity.analysis.lint import Finding
     from capacity.framework.session import SessionOptions
-    from capacity.lint import Finding
     from capacity.scheduler import simulate
     if not chosen.lacking:
         return []

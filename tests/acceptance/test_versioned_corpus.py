@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from capacity.framework.session import SessionOptions
-from capacity.k8s import load_cluster_file
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import simulate
 from capacity.versions import BY_ID, RELEASES, version
 from tests.acceptance.compare import differences

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.k8s import load_cluster_file
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import simulate
 from tests.acceptance.compare import differences
 from tests.acceptance.known_failures import KNOWN_FAILURES

@@ -29,7 +29,7 @@ import pytest
 import yaml
 
 from capacity import cli
-from capacity.k8s import load_cluster_file
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import simulate
 
 CORPUS = Path(__file__).resolve().parents[1] / "acceptance" / "volcano"

@@ -1,7 +1,7 @@
 """Hypothesis strategies for random but well-formed clusters, queue trees and workloads.
 
 Everything is built as the Kubernetes objects a user would write (the `tests.builders` shapes) and
-read with `capacity.k8s.load_objects`, so the property tests exercise the reader as well as the engine.
+read with `capacity.io.k8s.load_objects`, so the property tests exercise the reader as well as the engine.
 Sizes stay small (at most 4 nodes, 6 queues, 5 jobs of up to 4 pods) so that a thousand examples run
 in CI time; the interesting interactions (gang minimums, guarantees, reclaim across queues, a job that
 does not fit anywhere) appear at these sizes already.

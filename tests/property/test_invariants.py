@@ -32,14 +32,14 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from capacity.cluster import Cluster
-from capacity.export import export_objects
+from capacity.core.cluster import Cluster
+from capacity.core.model import ALLOCATED_STATUSES, TaskStatus
+from capacity.core.resources import ZERO, Resource
+from capacity.core.trace import Trace
 from capacity.framework.session import Session
-from capacity.k8s import load_objects
-from capacity.model import ALLOCATED_STATUSES, TaskStatus
-from capacity.resources import ZERO, Resource
+from capacity.io.export import export_objects
+from capacity.io.k8s import load_objects
 from capacity.scheduler import apply_cycle, open_session, run_actions, simulate
-from capacity.trace import Trace
 from tests.property.scenarios import Scenario, reclaim_scenarios, scenarios
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +215,7 @@ def test_same_input_same_decisions_and_json_round_trips(sc: Scenario) -> None:
 
 _DRIVER = """
 import json, sys, yaml
-from capacity.k8s import load_objects
+from capacity.io.k8s import load_objects
 from capacity.scheduler import simulate
 out = []
 for objs in json.load(sys.stdin):

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capacity.errors import InputError
-from capacity.quantity import INT64_MAX, parse_quantity
+from capacity.core.errors import InputError
+from capacity.core.quantity import INT64_MAX, parse_quantity
 
 DECIMAL = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 BINARY = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}

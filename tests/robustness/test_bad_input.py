@@ -26,9 +26,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity import cli, limits
-from capacity.errors import InputError
-from capacity.k8s import load_cluster, load_cluster_file
+from capacity import cli
+from capacity.core import limits
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_cluster, load_cluster_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus"
@@ -349,7 +350,7 @@ def test_a_deep_queue_chain_is_refused_in_linear_time() -> None:
     objs = [{"kind": "Queue", "metadata": {"name": "q0"}, "spec": {}}]
     objs += [{"kind": "Queue", "metadata": {"name": f"q{i}"}, "spec": {"parent": f"q{i - 1}"}} for i in range(1, 5000)]
     started = time.perf_counter()
-    from capacity.k8s import load_objects
+    from capacity.io.k8s import load_objects
     with pytest.raises(InputError, match=r"Queue/q100: spec\.parent: the queue is 101 levels below the root"):
         load_objects(objs)
     assert time.perf_counter() - started < 5

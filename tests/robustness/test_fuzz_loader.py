@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capacity.commands.simulate import render_text
-from capacity.errors import InputError
-from capacity.k8s import load_cluster, load_objects
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_cluster, load_objects
 from capacity.scheduler import simulate
 from tests.builders import conf, node, pod, podgroup, queue
 

@@ -15,8 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capacity import limits
-from capacity.errors import InputError
+from capacity.core import limits
+from capacity.core.errors import InputError
 from tests.builders import conf, node, pod, podgroup, queue
 
 ROOT = Path(__file__).resolve().parents[2]

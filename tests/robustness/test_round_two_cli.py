@@ -26,8 +26,9 @@ from typing import Any
 
 import pytest
 
-from capacity import cli, lint
-from capacity.sim import Simulator
+from capacity import cli
+from capacity.analysis import lint
+from capacity.simulation.sim import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus_round2" / "cli"

@@ -28,9 +28,9 @@ from pathlib import Path
 import pytest
 
 from capacity import cli
-from capacity.k8s import load_cluster, load_cluster_file
-from capacity.sim import Simulator
-from capacity.text import safe
+from capacity.core.text import safe
+from capacity.io.k8s import load_cluster, load_cluster_file
+from capacity.simulation.sim import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = Path(__file__).resolve().parent / "corpus_round2" / "engine"
@@ -187,8 +187,8 @@ def test_explain(name: str, capsys: pytest.CaptureFixture[str]) -> None:
 def _result(path: Path | str, text: str | None = None) -> dict:
     """simulate's JSON for a file (or for `text` instead of its content), warnings discarded."""
     cluster = load_cluster(text, source=str(path)) if text is not None else load_cluster_file(str(path))
+    from capacity.core.trace import Trace
     from capacity.scheduler import simulate
-    from capacity.trace import Trace
     return simulate(cluster, 1, Trace(enabled=False)).as_json()
 
 
@@ -296,7 +296,7 @@ def test_an_ancestor_level_beyond_int64_is_ignored_and_int64_max_does_not_hang()
     most = _result(CORPUS_DIR / "c3-conf-ancestor-level-int64-max.yaml")
     assert beyond["evicted"] == most["evicted"] == ["ns1/jb-0"]
     assert beyond["pipelined"] == most["pipelined"] == {"ns1/j1": ["n1"]}
-    from capacity.conf import get_int
+    from capacity.core.conf import get_int
     assert get_int({"ancestorReclaimLevel": 10**22}, "ancestorReclaimLevel", 0)[0] == 0
 
 
@@ -329,7 +329,7 @@ def test_a_node_within_its_allocatable_is_not_warned_about() -> None:
 def test_yaml_reads_scalars_as_kubernetes_does() -> None:
     """sigs.k8s.io/yaml -> goyaml.v2: no base-60 numbers; octal, hex, underscores and YAML 1.1 booleans as
     PyYAML; a 5,000-digit integer stays text (Python's int() refuses it past 4,300 digits)."""
-    from capacity.limits import safe_load
+    from capacity.core.limits import safe_load
     got = safe_load("a: 1:30\nb: 1:30.5\nc: 0755\nd: 1_000\ne: 0x1F\nf: yes\ng: 'on'\nh: " + "9" * 5000 + "\n")
     assert got["a"] == "1:30" and got["b"] == "1:30.5" and got["c"] == 493 and got["d"] == 1000
     assert got["e"] == 31 and got["f"] is True and got["g"] == "on" and got["h"] == "9" * 5000

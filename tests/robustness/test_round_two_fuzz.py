@@ -22,13 +22,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capacity.cluster import Cluster
 from capacity.commands.simulate import render_text
-from capacity.errors import InputError, ResourceUnderflow
-from capacity.k8s import load_objects
-from capacity.resources import Resource
+from capacity.core.cluster import Cluster
+from capacity.core.errors import InputError, ResourceUnderflow
+from capacity.core.resources import Resource
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import RunResult, run_cycle
-from capacity.trace import Trace
 from tests.builders import node, pod, podgroup, queue
 
 EXAMPLES = 300

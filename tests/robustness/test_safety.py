@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity import limits
-from capacity.errors import InputError
-from capacity.k8s import load_cluster
+from capacity.core import limits
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Everything that runs in production: the engine, the dashboard and its pages.

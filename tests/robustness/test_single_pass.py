@@ -25,8 +25,8 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-from capacity import limits
-from capacity.errors import InputError
+from capacity.core import limits
+from capacity.core.errors import InputError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.explain import explain_pod
-from capacity.k8s import load_cluster_file
+from capacity.analysis.explain import explain_pod
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import simulate
-from capacity.trace import Trace
 
 CORPUS = Path(__file__).resolve().parents[1] / "acceptance" / "volcano"
 

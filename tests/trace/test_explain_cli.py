@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from capacity.k8s import load_cluster_file
-from capacity.whatif import what_would_change
+from capacity.analysis.whatif import what_would_change
+from capacity.io.k8s import load_cluster_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests/acceptance/volcano"
@@ -66,9 +66,9 @@ def test_what_if_is_empty_for_a_job_that_is_placed_anyway() -> None:
 def test_victim_table_shows_each_plugins_verdict() -> None:
     import copy
 
-    from capacity.explain import victim_table
+    from capacity.analysis.explain import victim_table
+    from capacity.core.trace import Trace
     from capacity.scheduler import simulate
-    from capacity.trace import Trace
     cluster = load_cluster_file(str(CORPUS / "capacity-flat-reclaim-reclaimer-dimensions-only" / "cluster.yaml"))
     trace = Trace(enabled=True)
     simulate(copy.deepcopy(cluster), 1, trace)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from capacity.lessons import load_lesson
+from capacity.authoring.lessons import load_lesson
 from ui.state import WORKSPACE_KEY
 
 ROOT = Path(__file__).resolve().parents[2]

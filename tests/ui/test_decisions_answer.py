@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from capacity.answer import answer_job, answer_pod, answer_queue, explain_run
-from capacity.compare import Config, compare
-from capacity.edit import add_queue
-from capacity.errors import InputError
-from capacity.k8s import load_cluster
+from capacity.analysis.answer import answer_job, answer_pod, answer_queue, explain_run
+from capacity.analysis.compare import Config, compare
+from capacity.authoring.edit import add_queue
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_cluster
 from ui.answers import answer_for
 from ui.state import WORKSPACE_KEY, new_workspace
 from ui.text import md_escape

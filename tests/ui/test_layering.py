@@ -2,13 +2,14 @@
 
 The layers (ARCHITECTURE.md), lowest first; a module may import its own layer and those below:
 
-  base        text, errors, limits, quantity, resources, trace, ... and capacity.accel's switch
-  core        the model: model, conf, cluster, webhook (admission rules), cards
-  io          reading and writing the world: k8s, export, snapshot, openb
-  engine      framework, plugins, actions, scheduler, and the acceleration beside them (capacity.accel.*,
-              nodefit, kernels)
-  time        sim, replay, workload, timeline
-  analysis    explain and answers, what-if, lint, compare, check, lessons, edits and job forms, charts
+  base        capacity.core's text, errors, limits, quantity, resources, trace, ...; accel's switch; the
+              version registry (capacity.versions)
+  core        the rest of capacity.core: model, conf, cluster, webhook (admission rules), cards
+  io          capacity.io: k8s, export, snapshot, openb, prometheus, volcano_image
+  engine      framework, plugins, actions, scheduler, and the acceleration beside them (capacity.accel.*)
+  time        capacity.simulation: sim, replay, workload, timeline
+  analysis    capacity.analysis (explain, answers, what-if, lint, compare, check, charts), capacity.authoring
+              (edits, job forms, lessons), capacity.plan, the version selector's diff and lint
   cli         cli, commands
 Pages and ui/ sit above all of it; `capacity/` never imports them, nor Streamlit.
 Imports under `if TYPE_CHECKING:` are annotations only (they never run) and are not counted.
@@ -25,21 +26,19 @@ ROOT = Path(__file__).resolve().parents[2]
 ENGINE = ROOT / "capacity"
 
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("capacity", "capacity.text", "capacity.errors", "capacity.limits", "capacity.glossary",
-              "capacity.names", "capacity.service_type", "capacity.trace", "capacity.quantity",
-              "capacity.resources", "capacity.accel", "capacity.human_units", "capacity.gcpause", "capacity.versions",
-              "capacity.versions.releases", "capacity.versions.switches", "capacity.versions.table")),
-    ("core", ("capacity.model", "capacity.conf", "capacity.cluster", "capacity.webhook", "capacity.cards")),
-    ("io", ("capacity.k8s", "capacity.export", "capacity.snapshot", "capacity.openb", "capacity.prometheus",
-            "capacity.volcano_image")),
+    ("base", ("capacity", "capacity.core.text", "capacity.core.errors", "capacity.core.limits",
+              "capacity.core.glossary", "capacity.core.names", "capacity.core.service_type", "capacity.core.trace",
+              "capacity.core.quantity", "capacity.core.resources", "capacity.core.human_units",
+              "capacity.core.gcpause", "capacity.accel", "capacity.versions", "capacity.versions.releases",
+              "capacity.versions.switches", "capacity.versions.table")),
+    ("core", ("capacity.core", "capacity.core.*")),
+    ("io", ("capacity.io", "capacity.io.*")),
     ("engine", ("capacity.framework", "capacity.framework.*", "capacity.plugins", "capacity.plugins.*",
-                "capacity.actions", "capacity.actions.*", "capacity.scheduler", "capacity.accel.*",
-                "capacity.nodefit", "capacity.kernels", "capacity.fit_report")),
-    ("time", ("capacity.sim", "capacity.replay", "capacity.workload", "capacity.timeline")),
-    ("analysis", ("capacity.answer", "capacity.answer_*", "capacity.explain", "capacity.whatif", "capacity.lint",
-                  "capacity.compare", "capacity.check", "capacity.lessons", "capacity.edit", "capacity.jobform",
-                  "capacity.charts", "capacity.views_paging", "capacity.check_causes",
-                  "capacity.versions.cli", "capacity.versions.diff", "capacity.versions.lint")),
+                "capacity.actions", "capacity.actions.*", "capacity.scheduler", "capacity.accel.*")),
+    ("time", ("capacity.simulation", "capacity.simulation.*")),
+    ("analysis", ("capacity.analysis", "capacity.analysis.*", "capacity.authoring", "capacity.authoring.*",
+                  "capacity.versions.cli", "capacity.versions.diff", "capacity.versions.lint",
+                  "capacity.plan", "capacity.plan.*")),
     ("cli", ("capacity.cli", "capacity.__main__", "capacity.commands", "capacity.commands.*")),
 ]
 
@@ -163,9 +162,9 @@ def test_no_lower_layer_imports_a_higher_one():
 def test_the_checks_see_a_circle_and_an_upward_import(tmp_path: Path) -> None:
     """The graph checks themselves: a circle and an upward import, made up, are found."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
-    assert _layer("capacity.model") < _layer("capacity.framework.session") < _layer("capacity.sim")
+    assert _layer("capacity.core.model") < _layer("capacity.framework.session") < _layer("capacity.simulation.sim")
     lazy = tmp_path / "lazy.py"
-    lazy.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import capacity.sim\n"
-                    "def f():\n    from capacity.model import Job\n")
-    assert "capacity.sim" not in _imported_modules(lazy, runtime_only=True)
-    assert "capacity.model" in _imported_modules(lazy, runtime_only=True)
+    lazy.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import capacity.simulation.sim\n"
+                    "def f():\n    from capacity.core.model import Job\n")
+    assert "capacity.simulation.sim" not in _imported_modules(lazy, runtime_only=True)
+    assert "capacity.core.model" in _imported_modules(lazy, runtime_only=True)

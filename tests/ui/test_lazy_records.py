@@ -10,12 +10,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import ui.state as state
-from capacity.cluster import Cluster
+from capacity.authoring.lessons import lesson_ids, load_lesson
+from capacity.core.cluster import Cluster
+from capacity.core.trace import Trace
 from capacity.framework.session import SessionOptions
-from capacity.k8s import load_cluster
-from capacity.lessons import lesson_ids, load_lesson
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import run_cycle
-from capacity.trace import Trace
 from tests.scale_dump import scale_yaml
 from ui.state import WORKSPACE_KEY, DecisionsDiffer, Workspace, new_workspace, read_decisions
 from ui.views import history_rows, trace_jsonl
@@ -103,7 +103,8 @@ def test_lazy_records_equal_a_traced_steps_on_lesson_scenarios(lesson_id: str, v
 
 
 def test_a_simulated_lessons_steps_keep_their_records(replays: list[int]) -> None:
-    """The lifecycle path (capacity.sim) changes the cluster around the cycle: its records are kept as it runs."""
+    """The lifecycle path (capacity.simulation.sim) changes the cluster around the cycle: its records are kept
+    as it runs."""
     lesson = next(load_lesson(i) for i in lesson_ids() if any(v.simulator for v in load_lesson(i).variants.values()))
     variant = next(v for v, var in lesson.variants.items() if var.simulator)
     ws = new_workspace()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from capacity.lessons import LessonRun, lesson_ids, load_lesson
+from capacity.authoring.lessons import LessonRun, lesson_ids, load_lesson
 from ui.lessons import PROGRESS_KEY, Progress, progress_for, reset, run_for, state_tables
 from ui.state import WORKSPACE_KEY
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from capacity.export import export_yaml
+from capacity.io.export import export_yaml
 from ui.state import WORKSPACE_KEY, Workspace
 
 ROOT = Path(__file__).resolve().parents[2]

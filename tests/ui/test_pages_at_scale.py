@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from capacity.k8s import load_cluster
-from capacity.views_paging import PAGE_SIZE
+from capacity.analysis.views_paging import PAGE_SIZE
+from capacity.io.k8s import load_cluster
 from tests.scale_dump import scale_yaml
 from ui.state import WORKSPACE_KEY, Workspace, new_workspace
 from ui.views import filter_rows, record_index, record_rows, why_pending

@@ -133,7 +133,7 @@ def test_an_engine_failure_while_loading_is_one_message_and_keeps_the_scenario(m
 
 def test_declared_capabilities_of_a_queue_without_scalars():
     """A queue added in the editor with cpu and memory only has no scalars at all (None): Queues crashed."""
-    from capacity import edit
+    from capacity.authoring import edit
     from ui.state import new_workspace
     from ui.views import declared_capabilities
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from capacity import edit
-from capacity.export import export_yaml
+from capacity.authoring import edit
+from capacity.io.export import export_yaml
 from capacity.scheduler import run_cycle
-from capacity.timeline import Until
+from capacity.simulation.timeline import Until
 from ui.state import Workspace, fixture_description, fixture_names, new_workspace, option_names
 from ui.views import (
     cycle_summary,
@@ -163,7 +163,7 @@ def test_option_names_are_the_engines_switches(ws):
 
 
 def test_edit_refused_keeps_everything_and_the_draft(ws):
-    from capacity import edit
+    from capacity.authoring import edit
 
     ws.step()
     cluster, history = ws.cluster, list(ws.history)
@@ -182,7 +182,7 @@ def test_edit_refused_keeps_everything_and_the_draft(ws):
 
 def test_tidal_fixture_runs_in_the_dashboard_and_its_decisions_name_the_rule(ws):
     """Seed 001's fixture: loaded as a scenario, one step, and the eviction names capacity-card's rule."""
-    from capacity.explain import explain_pod
+    from capacity.analysis.explain import explain_pod
 
     assert ws.load_fixture("tidal")
     step = ws.step()
@@ -199,7 +199,7 @@ def test_queue_numbers_are_asked_once_per_state(ws):
     every change of state (a step, an edit, an option, a rewind) gives fresh ones."""
     from dataclasses import replace
 
-    from capacity.edit import set_queue_resources
+    from capacity.authoring.edit import set_queue_resources
 
     first = ws.queue_numbers()
     assert ws.queue_numbers() is first

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity.k8s import load_objects
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import run_cycle, simulate
-from capacity.trace import Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 from tests.unit.test_untraced_paths import _tidal
 

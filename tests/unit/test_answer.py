@@ -1,4 +1,4 @@
-"""The one answer model (capacity.answer): every Pending job, every non-decision, with the numbers (issue 27).
+"""The one answer model (capacity.analysis.answer): every Pending job, every non-decision, with the numbers (issue 27).
 
 Each test is a small cluster whose answer must state the facts a user needs, numbers included.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
-from capacity.glossary import KINDS
+from capacity.analysis.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
+from capacity.core.glossary import KINDS
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 ROOT = Path(__file__).resolve().parents[2]

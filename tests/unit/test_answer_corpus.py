@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
-from capacity.k8s import load_cluster_file
+from capacity.analysis.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
+from capacity.io.k8s import load_cluster_file
 
 CORPUS = Path(__file__).resolve().parents[1] / "acceptance" / "volcano"
 CASES = sorted(p.name for p in CORPUS.iterdir() if (p / "cluster.yaml").exists())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from capacity.answer import answer_job, answer_pod, explain_run
-from capacity.k8s import load_cluster_file
+from capacity.analysis.answer import answer_job, answer_pod, explain_run
+from capacity.analysis.whatif import what_if
+from capacity.core.resources import Resource
+from capacity.io.k8s import load_cluster_file
 from capacity.plugins.figures import sums, totals
-from capacity.resources import Resource
-from capacity.whatif import what_if
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 CAPACITY = [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}, {"name": "capacity"}]

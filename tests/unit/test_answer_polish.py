@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from capacity import cli
-from capacity.answer import STOPPED_OUTCOMES, answer_job, answer_pod, explain_run
-from capacity.glossary import TERMS, term_used
-from capacity.k8s import load_cluster_file
+from capacity.analysis.answer import STOPPED_OUTCOMES, answer_job, answer_pod, explain_run
+from capacity.core.glossary import TERMS, term_used
+from capacity.io.k8s import load_cluster_file
 from tests.explain.test_explain_corpus import SCENARIOS, argv, spec
 
 EXPLAIN = [n for n in SCENARIOS if spec(n)["command"].startswith("explain")]
@@ -110,7 +110,7 @@ def test_no_pointer_to_record_kinds_a_person_never_sees():
 
 
 def test_a_pod_larger_than_its_queues_limit_never_binds_by_waiting():
-    from capacity.k8s import load_cluster
+    from capacity.io.k8s import load_cluster
     text = (HERE / "capability-clipped-by-cluster-total" / "cluster.yaml").read_text()
     cluster = load_cluster(text)
     pod = cluster.pods["default/big-6"]

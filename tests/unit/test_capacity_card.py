@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from capacity import cards as C
+from capacity.core import cards as C
+from capacity.core.resources import Resource
+from capacity.core.trace import Trace
 from capacity.plugins.capacity_card import JOB_MODE, TASK_MODE, check_single_scalar
-from capacity.resources import Resource
 from capacity.scheduler import open_session, run_cycle
-from capacity.trace import Trace
 from tests.unit.test_capacity_card_builders import (
     H200,
     MIG,

@@ -10,10 +10,10 @@ from typing import Any
 
 import yaml
 
-from capacity.cluster import Cluster
-from capacity.conf import SWITCH_DEFAULTS
-from capacity.k8s import load_cluster
-from capacity.trace import Trace
+from capacity.core.cluster import Cluster
+from capacity.core.conf import SWITCH_DEFAULTS
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster
 
 H200 = "NVIDIA-H200"
 MIG = "NVIDIA-H200/mig-1g.18gb-mixed"

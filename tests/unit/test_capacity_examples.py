@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capacity.resources import MAX_FLOAT
+from capacity.core.resources import MAX_FLOAT
 from capacity.scheduler import open_session, run_actions, run_cycle
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 

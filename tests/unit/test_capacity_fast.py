@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from capacity.core.model import Job, PodSpec, Task, TaskStatus
+from capacity.core.resources import Resource, ResourceUnderflow
 from capacity.framework.heap import PriorityQueue, memoized
-from capacity.model import Job, PodSpec, Task, TaskStatus
 from capacity.plugins.capacity_attrs import enqueue_fits, fits_after_adding
-from capacity.resources import Resource, ResourceUnderflow
 
 VALUES = [0.0, 0.05, 0.1, 1.0, 2.0, 2.5, 100.0, 1000.0, -1.0, math.inf, math.nan]
 
@@ -125,9 +125,9 @@ def test_memoized_heap_pops_like_the_plain_heap() -> None:
 
 
 def test_update_share_is_the_max_share_over_deserved_dimensions() -> None:
-    from capacity.model import QueueSpec
+    from capacity.core.model import QueueSpec
+    from capacity.core.resources import share
     from capacity.plugins.capacity_attrs import QueueAttr, update_share
-    from capacity.resources import share
     rnd = random.Random(11)
     for _ in range(20000):
         attr = QueueAttr(QueueSpec("q"))
@@ -165,9 +165,9 @@ def _enqueue_both(objs: list[dict]) -> list[tuple[list, dict]]:
     """(trace records, PodGroup phases) after the accelerated enqueue and after the reference loop."""
     from capacity.accel import enqueue as fast
     from capacity.actions import enqueue
-    from capacity.k8s import load_objects
+    from capacity.core.trace import Trace
+    from capacity.io.k8s import load_objects
     from capacity.scheduler import open_session
-    from capacity.trace import Trace
     outcomes = []
     for run in (fast.execute, enqueue.execute):
         trace = Trace(enabled=True)
@@ -205,9 +205,9 @@ def test_enqueue_with_few_queues_holding_pending_jobs_is_the_reference(pending_q
 def test_queue_order_with_kept_pairs_is_the_written_order() -> None:
     """capacity.queue_order (pairs of attributes kept per session) answers as _queue_order, the order as
     capacity.go writes it, whatever the live shares; flat and hierarchical, leaves and inner queues."""
-    from capacity.k8s import load_objects
+    from capacity.core.trace import Trace
+    from capacity.io.k8s import load_objects
     from capacity.scheduler import open_session
-    from capacity.trace import Trace
     from tests.unit.test_nodefit import CONFS, random_cluster
     rnd = random.Random(17)
     for conf in ("hierarchy", "proportion"):

@@ -15,15 +15,14 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity import kernels
+from capacity.accel import capacity_heap, kernels
+from capacity.accel.capacity_heap import CapacityQueueHeap
 from capacity.cli import main as cli_main
+from capacity.core.trace import Trace
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import _queue_tie
-from capacity.k8s import load_objects
-from capacity.plugins import capacity_heap
-from capacity.plugins.capacity_heap import CapacityQueueHeap
+from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session, simulate
-from capacity.trace import Trace
 from tests.unit.test_nodefit import HIERARCHY, random_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)

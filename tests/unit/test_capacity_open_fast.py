@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from capacity.core.trace import Trace
 from capacity.plugins import capacity_tree as cap  # (the build at open, and what it calls)
 from capacity.plugins.capacity_attrs import _add_exceeded
 from capacity.scheduler import open_session
-from capacity.trace import Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
@@ -88,8 +88,8 @@ def test_exact_tree_accumulation_equals_stepwise(monkeypatch: pytest.MonkeyPatch
 
 
 def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
-    from capacity.model import Job
-    from capacity.resources import Resource
+    from capacity.core.model import Job
+    from capacity.core.resources import Resource
 
     def job(r: Resource) -> Job:
         return Job("ns/j", "j", "ns", "q", 1, {}, 0, False, False, "", "Pending", r, {})
@@ -105,7 +105,7 @@ def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
     # summed over jobs as over values: two jobs of 2**51 reach 2**52 together
     assert not cap._accumulation_exact([job(Resource(0.0, 2.0**51)), job(Resource(0.0, 2.0**51))])
     # the facts kept on a job are dropped when a task is added
-    from capacity.model import Task
+    from capacity.core.model import Task
     kept = job(Resource(1.0, 1.0))
     assert cap._accumulation_exact([kept])
     kept.add_task(Task("t", "t", "ns", "ns/j", "", Resource(0.5, 1.0), 0, False, "", 1, None, False, ""))
@@ -115,7 +115,7 @@ def test_accumulation_exact_refuses_fractions_and_huge_sums() -> None:
 def test_add_exceeded_is_adding_exceeded_part() -> None:
     import math
 
-    from capacity.resources import Resource, exceeded_part
+    from capacity.core.resources import Resource, exceeded_part
 
     values = [0.0, -0.0, 0.05, 1.0, 2.5, 1000.0, -1.0, -3.0, math.inf, math.nan]
     rnd = random.Random(3)
@@ -142,9 +142,9 @@ def test_add_exceeded_is_adding_exceeded_part() -> None:
 
 
 def test_phase_at_close_reads_the_index_as_the_counters_do() -> None:
+    from capacity.core.model import Job, PodGroupPhase, PodSpec, Task, TaskStatus
+    from capacity.core.resources import Resource
     from capacity.framework.session import Session
-    from capacity.model import Job, PodGroupPhase, PodSpec, Task, TaskStatus
-    from capacity.resources import Resource
 
     def reference(job: Job) -> str:
         if job.count(TaskStatus.RUNNING) > 0 and job.unschedulable_this_session:
@@ -178,8 +178,8 @@ def test_phase_at_close_reads_the_index_as_the_counters_do() -> None:
 
 
 def test_snapshot_node_add_accounts_as_add_task() -> None:
-    from capacity.model import Node, PodSpec, Task, TaskStatus
-    from capacity.resources import Resource
+    from capacity.core.model import Node, PodSpec, Task, TaskStatus
+    from capacity.core.resources import Resource
 
     statuses = [v for k, v in vars(TaskStatus).items() if k.isupper()]
     spec = PodSpec({}, {}, {}, None, [], "", "", "", "", "", False, 0)
@@ -208,9 +208,9 @@ def test_snapshot_node_add_accounts_as_add_task() -> None:
 def test_gang_job_valid_reads_the_index_as_the_role_checks_do() -> None:
     """GangPlugin.job_valid's shortcuts (roles_to_check fixed at Job creation, the valid count read off
     the status index) against job_info.go's CheckTaskValid and ValidTaskNum spelled out."""
-    from capacity.model import ALLOCATED_STATUSES, Job, PodSpec, Task, TaskStatus
+    from capacity.core.model import ALLOCATED_STATUSES, Job, PodSpec, Task, TaskStatus
+    from capacity.core.resources import Resource
     from capacity.plugins.gang import GangPlugin
-    from capacity.resources import Resource
 
     def reference(job: Job) -> bool:
         counts: dict[str, int] = {}
@@ -249,7 +249,7 @@ def test_kept_leaves_give_the_numbers_and_key_orders_of_a_fresh_build() -> None:
     kept take their numbers from there. Cycle after cycle, with pods added to some jobs between cycles (their
     leaves built again, the others taken), every queue's numbers and scalar key orders are those of a session
     opened without the cache."""
-    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.scheduler import apply_cycle, run_actions
 
     rnd = random.Random(5)
@@ -285,7 +285,7 @@ def test_a_stalled_build_shows_the_numbers_of_a_build_without_the_cache() -> Non
     """A job moved into a queue with children stalls the build (readyToSchedule=false). Started from the tree
     a SnapshotCache kept, the stalled session showed that tree's capability and realCapability, where a
     session without the cache (and Volcano, which stops building there) has none yet."""
-    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.scheduler import run_cycle
 
     rnd = random.Random(2)
@@ -332,7 +332,7 @@ def test_carried_leaves_follow_moved_jobs_stalls_and_inexact_sums(monkeypatch: p
     queues (into one with children too), pods joining jobs (with requests whose sums round too), and now
     and then a cycle without the capacity plugin (the kept leaves are then older than the last session), every
     queue's numbers, scalar key orders and notes are those of a session opened without the cache."""
-    from capacity.framework.snapshot_cache import SnapshotCache
+    from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.scheduler import run_cycle
 
     carried: list[bool] = []

@@ -1,4 +1,4 @@
-"""capacity.charts: figures carry the engine's numbers exactly, and treemaps always draw something."""
+"""capacity.analysis.charts: figures carry the engine's numbers exactly, and treemaps always draw something."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from capacity import charts
-from capacity.k8s import load_cluster_file
-from capacity.resources import MAX_FLOAT, SCALAR_INFINITY
+from capacity.analysis import charts
+from capacity.core.resources import MAX_FLOAT, SCALAR_INFINITY
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import run_cycle
 
 ROOT = Path(__file__).resolve().parents[2]

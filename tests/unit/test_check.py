@@ -9,7 +9,7 @@ import json
 import pytest
 import yaml
 
-from capacity.check import compare
+from capacity.analysis.check import compare
 from capacity.cli import main
 
 NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
@@ -310,12 +310,12 @@ def test_names_with_control_characters_are_shown_as_text(tmp_path, capsys):
     'volcano_queue_share{queue_name="q1"} abc\n',
 ])
 def test_metrics_lines_that_do_not_name_q1_or_are_not_numbers_are_not_compared(text):
-    from capacity.prometheus import parse_text
+    from capacity.io.prometheus import parse_text
     assert "q1" not in parse_text(text)
 
 
 def test_scalar_and_request_gauges_are_read():
-    from capacity.prometheus import parse_text
+    from capacity.io.prometheus import parse_text
     got = parse_text('volcano_queue_request_scalar_resources{queue_name="q1",resource="nvidia.com/gpu"} 2000\n'
                      'volcano_queue_request_milli_cpu{queue_name="q1"} 2000\n')
     assert got == {"q1": {("request", "nvidia.com/gpu"): 2000.0, ("request", "cpu"): 2000.0}}

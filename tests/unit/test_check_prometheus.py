@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from capacity.cli import main
-from capacity.prometheus import QUERY
+from capacity.io.prometheus import QUERY
 from tests.unit.test_check import dump
 
 

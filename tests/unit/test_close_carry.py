@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity.cluster import Cluster
-from capacity.framework.snapshot_cache import SnapshotCache
-from capacity.k8s import load_cluster
+from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.core.cluster import Cluster
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import run_cycle
-from capacity.sim import SimOptions, Simulator
-from capacity.trace import Trace
+from capacity.simulation.sim import SimOptions, Simulator
 from tests.builders import conf, node, pod, podgroup, queue
 from tests.unit.test_sim import RECLAIM, job
 

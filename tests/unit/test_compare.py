@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from capacity.compare import Config, compare, configured
-from capacity.errors import InputError
+from capacity.analysis.compare import Config, compare, configured
+from capacity.authoring.lessons import load_lesson
+from capacity.core.errors import InputError
 from capacity.framework.session import SessionOptions
-from capacity.lessons import load_lesson
 
 HEAD = Config("HEAD")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from capacity.core.resources import Resource
 from capacity.framework.session import PERMIT
 from capacity.plugins.drf import SHARE_DELTA, calculate_share
-from capacity.resources import Resource
 from capacity.scheduler import open_session
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 

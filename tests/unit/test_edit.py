@@ -1,4 +1,4 @@
-"""capacity.edit: cluster edits as pure functions, validated as Volcano would (webhook, tree, quota rules)."""
+"""capacity.authoring.edit: cluster edits as pure functions, validated as Volcano would (webhook, tree, quota rules)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from capacity import edit
-from capacity.cluster import Cluster
-from capacity.conf import parse_conf
-from capacity.errors import InputError
-from capacity.export import export_yaml
-from capacity.k8s import load_cluster
+from capacity.authoring import edit
+from capacity.core.cluster import Cluster
+from capacity.core.conf import parse_conf
+from capacity.core.errors import InputError
+from capacity.io.export import export_yaml
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import run_cycle
 
 DEFAULT = Path(__file__).resolve().parents[2] / "fixtures" / "default.yaml"

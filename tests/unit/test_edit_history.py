@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from capacity import edit
-from capacity.errors import InputError
-from capacity.k8s import load_cluster
+from capacity.authoring import edit
+from capacity.core.errors import InputError
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import run_cycle
-from capacity.timeline import EditEntry, Until, check_until, dropped_by_rewind, reclaims, until_met
-from capacity.trace import Trace
+from capacity.simulation.timeline import EditEntry, Until, check_until, dropped_by_rewind, reclaims, until_met
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -1,4 +1,4 @@
-"""capacity.jobform + capacity.edit.add_job: synthetic jobs from a form or the seeded generator."""
+"""capacity.authoring.jobform + capacity.authoring.edit.add_job: synthetic jobs from a form or the seeded generator."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from capacity import edit
-from capacity.cluster import Cluster
-from capacity.errors import InputError
-from capacity.jobform import JobForm, build_job, generated_jobs, job_objects, leaf_queues
-from capacity.k8s import load_cluster
+from capacity.authoring import edit
+from capacity.authoring.jobform import JobForm, build_job, generated_jobs, job_objects, leaf_queues
+from capacity.core.cluster import Cluster
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_cluster
 from capacity.scheduler import run_cycle
 
 DEFAULT = Path(__file__).resolve().parents[2] / "fixtures" / "default.yaml"

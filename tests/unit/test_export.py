@@ -1,4 +1,4 @@
-"""capacity.export: a Cluster written as apply-ready YAML reads back as the same scheduling input."""
+"""capacity.io.export: a Cluster written as apply-ready YAML reads back as the same scheduling input."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.errors import InputError
-from capacity.export import export_objects, export_yaml, quantity, resource_list
-from capacity.k8s import load_cluster, load_cluster_file
-from capacity.resources import Resource, to_dict
+from capacity.core.errors import InputError
+from capacity.core.resources import Resource, to_dict
+from capacity.io.export import export_objects, export_yaml, quantity, resource_list
+from capacity.io.k8s import load_cluster, load_cluster_file
 from capacity.scheduler import run_cycle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +32,7 @@ def test_quantity_is_exact(name, amount, text):
 def test_resource_list_reads_back_to_the_same_resource():
     r = Resource(2500, 3 * 2**30, {"nvidia.com/gpu": 4000, "pods": 10})
     text = yaml.safe_dump({"spec": resource_list(r)})
-    from capacity.resources import from_resource_list
+    from capacity.core.resources import from_resource_list
     back = from_resource_list(yaml.safe_load(text)["spec"])
     assert to_dict(back) == to_dict(r)
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from capacity.accel.fit_report import fit_report
 from capacity.actions.allocate import fit_summary
-from capacity.fit_report import fit_report
+from capacity.core.trace import Trace
 from capacity.framework.session import FitError
-from capacity.k8s import load_objects
+from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session
-from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, random_cluster
 
 

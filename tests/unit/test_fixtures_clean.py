@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from capacity.k8s import load_cluster_file
+from capacity.io.k8s import load_cluster_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted(p for p in [*ROOT.glob("fixtures/*.yaml"), *ROOT.glob("fixtures/lessons/*/*.yaml")]

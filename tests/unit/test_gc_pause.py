@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from capacity.k8s import load_cluster_file
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import gc_paused, run_cycle
-from capacity.trace import Trace
 from ui.state import new_workspace
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures")

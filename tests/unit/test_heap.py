@@ -28,8 +28,8 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
     import random
 
     from capacity.accel.session_fast import _job_key, _keyed_job_less
+    from capacity.core.model import TaskStatus
     from capacity.framework.session import _first_decisive, _job_tie
-    from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key, _priority_order
 
@@ -46,8 +46,8 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
 
 
 def _random_jobs(rnd, n: int) -> list:
-    from capacity.model import Job, Task, TaskStatus
-    from capacity.resources import Resource
+    from capacity.core.model import Job, Task, TaskStatus
+    from capacity.core.resources import Resource
 
     jobs = []
     for j in range(n):
@@ -66,8 +66,8 @@ def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
     import random
 
     from capacity.accel.session_fast import _job_key, _keyed_job_less
+    from capacity.core.model import TaskStatus
     from capacity.framework.heap import KeyedQueue
-    from capacity.model import TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key
 
@@ -101,11 +101,11 @@ def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
     import pytest
 
     from capacity.accel.session_fast import _job_key
+    from capacity.core.model import Job, Task, TaskStatus
+    from capacity.core.resources import Resource
     from capacity.framework.heap import KeyedQueue
-    from capacity.model import Job, Task, TaskStatus
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.priority import _priority_key
-    from capacity.resources import Resource
 
     heap: KeyedQueue = KeyedQueue(_job_key((_priority_key, GangPlugin.job_order_key), []))
     jobs = []

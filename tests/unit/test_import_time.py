@@ -31,7 +31,7 @@ def test_cli_help_imports_no_heavy_library() -> None:
 
 
 def test_engine_import_imports_no_heavy_library() -> None:
-    assert _heavy_after("import capacity.k8s, capacity.sim, capacity.scheduler") == ""
+    assert _heavy_after("import capacity.io.k8s, capacity.simulation.sim, capacity.scheduler") == ""
 
 
 def test_cli_help_imports_neither_the_engine_nor_numpy_nor_yaml() -> None:
@@ -40,7 +40,8 @@ def test_cli_help_imports_neither_the_engine_nor_numpy_nor_yaml() -> None:
     body = ("import capacity.cli, contextlib, io\n"
             "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
             "    capacity.cli.main(['--help'])")
-    engine = ("numpy", "yaml", "capacity.scheduler", "capacity.framework.session", "capacity.k8s", "capacity.answer")
+    engine = ("numpy", "yaml", "capacity.scheduler", "capacity.framework.session", "capacity.io.k8s",
+              "capacity.analysis.answer")
     proc = subprocess.run([sys.executable, "-c", _PROBE.format(body=body, heavy=engine)], capture_output=True,
                           text=True, cwd=ROOT, timeout=120, check=True)
     assert proc.stdout.strip() == ""

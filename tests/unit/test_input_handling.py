@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity.k8s import load_cluster
+from capacity.io.k8s import load_cluster
 from tests.builders import conf, node, pod, podgroup, queue
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from capacity import k8s, limits
-from capacity.errors import InputError
+from capacity.core import limits
+from capacity.core.errors import InputError
+from capacity.io import k8s
 
 CASES = sorted(Path(__file__).parents[1].joinpath("acceptance", "volcano").glob("*/cluster.yaml"))
 

@@ -1,4 +1,4 @@
-"""The compiled placement loop (capacity.kernels) answers exactly as the Python and numpy paths.
+"""The compiled placement loop (capacity.accel.kernels) answers exactly as the Python and numpy paths.
 
 Every placement handed out while the compiled loop runs is compared with the same placement computed from
 scratch node by node in Python and over the whole NodeList with numpy; whole runs decide alike with the
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from capacity import kernels, nodefit
-from capacity.k8s import load_objects
+from capacity.accel import kernels, nodefit
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import simulate
-from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, openb_slice, random_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from capacity.lessons import RULE_WORDS, LessonRun, all_lessons, label, scenario_value, show, stated_value
+from capacity.authoring.lessons import RULE_WORDS, LessonRun, all_lessons, label, scenario_value, show, stated_value
 
 LESSONS = all_lessons()
 RUNS = {lesson.id: LessonRun(lesson) for lesson in LESSONS}
@@ -180,7 +180,7 @@ def test_no_choice_hinges_on_a_tie_between_identical_pods(lesson, cp):
         pod = cp.fact["pod"]
         twins = [p for p in cluster.pods if p != pod and _signature(cluster, p) == _signature(cluster, pod)]
         c = RUNS[lesson.id].cycle(cp.variant, cp.cycle)
-        from capacity.explain import explain_pod
+        from capacity.analysis.explain import explain_pod
         mine = explain_pod(c.records, c.before, pod)
         for twin in twins:
             other = explain_pod(c.records, c.before, twin)

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from capacity.errors import InputError
-from capacity.lessons import (
+from capacity.authoring.lessons import (
     FACT_KINDS,
     LESSONS_DIR,
     LessonRun,
@@ -21,6 +20,7 @@ from capacity.lessons import (
     matches,
     show,
 )
+from capacity.core.errors import InputError
 
 LESSONS = all_lessons()
 RUNS = {lesson.id: LessonRun(lesson) for lesson in LESSONS}
@@ -142,7 +142,7 @@ def test_missing_lesson():
 
 def test_tidal_lesson_restarts_the_whole_training_gang() -> None:
     """Seed 001 through the simulator: after the eviction, RestartJob brings every worker back Pending."""
-    from capacity.lessons import LessonRun, load_lesson
+    from capacity.authoring.lessons import LessonRun, load_lesson
 
     run = LessonRun(load_lesson("13-tidal-seed001"))
     c3 = run.cycle("main", 3)

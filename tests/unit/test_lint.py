@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text, render_text
+from capacity.analysis.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text, render_text
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 CAP = {"name": "capacity"}

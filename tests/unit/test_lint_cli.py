@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from capacity.lint import lint_text
+from capacity.analysis.lint import lint_text
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((ROOT / "tests/lint_cases").glob("*.yaml"))

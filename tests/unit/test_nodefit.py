@@ -1,4 +1,4 @@
-"""The vectorised node path (capacity.nodefit) decides exactly as the per-node reference path.
+"""The vectorised node path (capacity.accel.nodefit) decides exactly as the per-node reference path.
 
 Randomized mid-size clusters (labels, taints, cordons, GPU and pod-limited nodes, selectors, node
 affinity, tolerations, BestEffort pods, running preemptable victims, pod anti-affinity, nominated
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity import nodefit
-from capacity.k8s import load_objects
+from capacity.accel import nodefit
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import simulate
-from capacity.trace import Trace
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
 
@@ -167,7 +167,7 @@ def test_vectorised_path_traces_like_the_reference(conf: str) -> None:
 
 def openb_slice(seed: int = 7, nodes: int = 40, pods: int = 300) -> list[dict[str, Any]]:
     """A slice of the real S1 shape: one GPU-sharing pod per PodGroup in a 2-level tree."""
-    from capacity.openb import node_objects, queue_objects
+    from capacity.io.openb import node_objects, queue_objects
     rnd = random.Random(seed)
     node_rows = [{"sn": f"openb-node-{i:04d}", "cpu_milli": str(rnd.choice([32000, 64000, 96000])),
                   "memory_mib": str(rnd.choice([131072, 262144, 786432])), "gpu": str(rnd.choice([0, 0, 2, 8])),
@@ -208,8 +208,8 @@ def test_request_facts_agree_with_the_vectorised_integrality_test() -> None:
     names say."""
     import numpy as np
 
-    from capacity.nodefit import EXACT_LIMIT, request_facts
-    from capacity.resources import Resource
+    from capacity.accel.nodefit import EXACT_LIMIT, request_facts
+    from capacity.core.resources import Resource
 
     def all_integral(rs: list[Resource]) -> bool:
         values = np.array([r.cpu for r in rs] + [r.memory for r in rs]
@@ -229,8 +229,8 @@ def test_request_facts_agree_with_the_vectorised_integrality_test() -> None:
 def test_a_jobs_request_facts_follow_its_tasks() -> None:
     import copy
 
-    from capacity.nodefit import _job_facts
-    from capacity.resources import Resource
+    from capacity.accel.nodefit import _job_facts
+    from capacity.core.resources import Resource
     from capacity.scheduler import open_session
     from tests.builders import cluster, node, pod, podgroup, queue
     ssn = open_session(cluster(node("n1"), queue("q", deserved={"cpu": "8"}), podgroup("j", "q"),
@@ -275,7 +275,7 @@ def test_victim_bounds_without_nodefit_read_the_same_requests(monkeypatch: pytes
 def test_placement_signature_of_a_plain_pod_is_the_general_one() -> None:
     """predicates' signature (part of the placement key) has a shortcut for pods without selector,
     affinity or tolerations; it must be the text the general formula gives, and no other pod may get it."""
-    from capacity.model import PodSpec
+    from capacity.core.model import PodSpec
     from capacity.plugins import predicates
 
     def spec(selector: dict, affinity: dict | None, tolerations: list) -> PodSpec:
@@ -343,8 +343,8 @@ def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None
 def test_a_lazy_candidate_list_counts_and_lists_its_placement_and_refuses_stale_reads() -> None:
     import numpy as np
 
-    from capacity.model import TaskStatus
-    from capacity.nodefit import CandidateList
+    from capacity.accel.nodefit import CandidateList
+    from capacity.core.model import TaskStatus
     from capacity.scheduler import open_session
 
     ssn = open_session(load_objects(openb_slice(pods=30)), Trace(enabled=False))

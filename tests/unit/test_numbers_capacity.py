@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from capacity.k8s import load_cluster_file
+from capacity.core.trace import Record, Trace
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import simulate
-from capacity.trace import Record, Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 PREEMPTABLE = {"labels": {"volcano.sh/preemptable": "true"}}

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capacity.k8s import load_cluster
-from capacity.quantity import (
+from capacity.core.quantity import (
     BINARY,
     CORES,
     DECIMAL,
@@ -18,6 +17,7 @@ from capacity.quantity import (
     format_resources,
     quantity_style,
 )
+from capacity.io.k8s import load_cluster
 
 
 @pytest.mark.parametrize(("amount", "style", "text"), [

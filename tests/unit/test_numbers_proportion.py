@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from capacity.core.trace import Record, Trace
 from capacity.scheduler import simulate
-from capacity.trace import Record, Trace
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 PREEMPTABLE = {"labels": {"volcano.sh/preemptable": "true"}}

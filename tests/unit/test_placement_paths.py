@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from capacity import kernels, nodefit
-from capacity.k8s import load_objects
+from capacity.accel import kernels, nodefit
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.plugins import nodeorder
 from capacity.scheduler import simulate
-from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, random_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)

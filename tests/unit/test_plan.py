@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from capacity.cli import main
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 from capacity.plan import evaluate as evaluate_mod
 from capacity.plan.backends import InlineBackend, ProcessBackend
 from capacity.plan.report import best, pareto, queue_yaml

@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from capacity.cluster import Cluster, revision
-from capacity.framework.pod_reading import PodReading
-from capacity.framework.snapshot_cache import SnapshotCache
-from capacity.nodefit import session_request_facts
-from capacity.resources import Resource
+from capacity.accel.nodefit import session_request_facts
+from capacity.accel.pod_reading import PodReading
+from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.core.cluster import Cluster, revision
+from capacity.core.resources import Resource
+from capacity.core.trace import Trace
 from capacity.scheduler import open_session
-from capacity.sim import SimOptions, Simulator
-from capacity.trace import Trace
-from capacity.workload import WorkloadSpec, synthetic_cluster
+from capacity.simulation.sim import SimOptions, Simulator
+from capacity.simulation.workload import WorkloadSpec, synthetic_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from capacity.core.resources import Resource
 from capacity.framework.session import PERMIT, REJECT
 from capacity.plugins.proportion import semantic_equal
-from capacity.resources import Resource
 from capacity.scheduler import open_session, run_cycle
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capacity.errors import InputError
-from capacity.quantity import (
+from capacity.core.errors import InputError
+from capacity.core.quantity import (
     INT64_MAX,
     format_bytes,
     format_milli_count,
@@ -316,7 +316,7 @@ def test_format_milli_count_round_trips(milli: int) -> None:
 
 @given(st.from_regex(r"[+-]?[0-9]{0,4}(\.[0-9]{0,4})?(m|k|M|G|Ki|Mi|Gi|e3|E|n|u)?", fullmatch=True))
 def test_cached_parses_equal_fresh_ones(text: str) -> None:
-    from capacity import quantity
+    from capacity.core import quantity
     try:
         fresh = quantity._parse_quantity(text, "", "")
     except InputError:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from capacity.errors import InputError
-from capacity.k8s import load_objects
+from capacity.core.errors import InputError
+from capacity.io.k8s import load_objects
 from tests.builders import node, pod, podgroup, queue
 
 

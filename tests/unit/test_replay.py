@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from capacity.cli import main
-from capacity.errors import InputError
-from capacity.replay import helios_cluster, openb_cluster
-from capacity.sim import SimOptions, Simulator, parse_life
+from capacity.core.errors import InputError
+from capacity.simulation.replay import helios_cluster, openb_cluster
+from capacity.simulation.sim import SimOptions, Simulator, parse_life
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 OPENB = str(DATA / "openb")

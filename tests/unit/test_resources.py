@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from capacity.errors import InputError, ResourceUnderflow
-from capacity.resources import (
+from capacity.core.errors import InputError, ResourceUnderflow
+from capacity.core.resources import (
     IGNORED_SCALAR_RESOURCES,
     INFINITY,
     MAX_FLOAT,

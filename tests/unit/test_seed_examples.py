@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from capacity.authoring.lessons import LessonRun, load_lesson
 from capacity.framework.session import SessionOptions
-from capacity.lessons import LessonRun, load_lesson
 from capacity.scheduler import open_session, run_cycle
 from tests.builders import pod, podgroup
 from tests.unit.test_capacity_examples import _seed004_tree

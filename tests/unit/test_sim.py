@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from capacity.errors import InputError
+from capacity.core.errors import InputError
 from capacity.scheduler import simulate
-from capacity.sim import SimOptions, Simulator
+from capacity.simulation.sim import SimOptions, Simulator
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 #: Seed 001's configuration: reclaim across queues, and gangs may lose pods to it.
@@ -234,7 +234,7 @@ def test_the_period_must_be_positive() -> None:
 def test_a_simulator_without_a_trace_does_not_trace_its_cycles(monkeypatch: pytest.MonkeyPatch) -> None:
     """Nobody can read the records of a simulator given no Trace, so its cycles run untraced (a replay
     spent a fifth of its time writing records it then threw away); one given a Trace keeps them."""
-    import capacity.sim as sim_module
+    import capacity.simulation.sim as sim_module
 
     seen: list[bool] = []
     real = sim_module.run_cycle
@@ -248,7 +248,7 @@ def test_a_simulator_without_a_trace_does_not_trace_its_cycles(monkeypatch: pyte
     untraced.run_to_end()
     assert len(seen) == untraced.executed > 1 and not any(seen)
     assert untraced.summary()["evictions"] == 1  # the cycles still decide
-    from capacity.trace import Trace
+    from capacity.core.trace import Trace
 
     seen.clear()
     traced = Simulator(tidal(), trace=Trace(enabled=True))

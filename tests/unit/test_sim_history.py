@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from capacity.sim import SimOptions, Simulator
-from capacity.workload import WorkloadSpec, synthetic_cluster
+from capacity.simulation.sim import SimOptions, Simulator
+from capacity.simulation.workload import WorkloadSpec, synthetic_cluster
 from tests.builders import cluster, node, queue
 from tests.unit.test_sim import RECLAIM, job, run_to, tidal
 

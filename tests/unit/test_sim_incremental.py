@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from capacity.replay import helios_cluster, openb_cluster
-from capacity.sim import SimOptions, Simulator
+from capacity.simulation.replay import helios_cluster, openb_cluster
+from capacity.simulation.sim import SimOptions, Simulator
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 

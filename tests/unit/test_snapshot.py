@@ -14,11 +14,11 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
-from capacity.check import compare
+from capacity.analysis.check import compare
 from capacity.cli import main
-from capacity.k8s import load_objects
+from capacity.io.k8s import load_objects
+from capacity.io.snapshot import SnapshotError, contexts, snapshot
 from capacity.scheduler import simulate
-from capacity.snapshot import SnapshotError, contexts, snapshot
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "default.yaml"
 GROUP = "scheduling.volcano.sh"

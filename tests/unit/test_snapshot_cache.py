@@ -12,14 +12,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from capacity.edit import set_node, set_queue_resources
-from capacity.framework.snapshot_cache import SnapshotCache
-from capacity.replay import openb_cluster
-from capacity.resources import Resource
+from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.authoring.edit import set_node, set_queue_resources
+from capacity.core.resources import Resource
+from capacity.core.trace import Trace
 from capacity.scheduler import open_session, run_actions, run_cycle
-from capacity.sim import SimOptions, Simulator
-from capacity.trace import Trace
-from capacity.workload import WorkloadSpec, synthetic_cluster
+from capacity.simulation.replay import openb_cluster
+from capacity.simulation.sim import SimOptions, Simulator
+from capacity.simulation.workload import WorkloadSpec, synthetic_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
 
@@ -396,7 +396,7 @@ def test_a_placement_is_carried_to_the_next_session_only_when_used_in_this_one()
 
 
 def test_placements_resumed_across_sessions_decide_as_fresh_ones() -> None:
-    from capacity import nodefit
+    from capacity.accel import nodefit
     resumed = []
     real = nodefit.Placement.resume
 
@@ -432,7 +432,7 @@ def _checked_takeovers(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Check every VictimTable taken over against one built afresh in the same session; count them. Every
     other row of a table taken over is asked a fixed-field test, as a plugin's bound may ask it (whether one
     does depends on the bounds before it): the next takeover checks the answers it carries."""
-    from capacity.actions import victim_bound
+    from capacity.accel import victim_bound
 
     kept = victim_bound._kept
     seen = {"taken": 0, "reread": 0, "static": 0, "statuses kept": 0, "job answers": 0}
@@ -479,7 +479,7 @@ def test_a_victim_tables_kept_room_answers_are_those_made_afresh(monkeypatch: py
     """The nodes where a preemptor fits beside a set of rows are kept per rows and request, for the same
     FutureIdle only: in the next session too when its NodeFit holds the same values, never once they moved
     (a replay's pods come and go). Every answer equals the one made from the table's sums and FutureIdle."""
-    from capacity.actions import victim_bound
+    from capacity.accel import victim_bound
 
     real = victim_bound.VictimTable._room
     seen = {"asked": 0, "kept": 0, "dropped": 0}
@@ -630,7 +630,7 @@ def test_every_starving_job_is_among_those_the_session_says_may_starve(monkeypat
     priority's or gang's jobStarving calls starving is among them, and so is every job with a waiting task."""
     import capacity.actions.preempt as preempt
     import capacity.actions.reclaim as reclaim
-    from capacity.model import TaskStatus
+    from capacity.core.model import TaskStatus
 
     seen = {"starving": 0, "asked": 0, "kept": 0}
 
@@ -703,7 +703,7 @@ def test_a_job_a_reclaim_left_short_is_among_those_that_may_starve(monkeypatch: 
 def test_the_sums_a_victim_table_keeps_are_those_of_its_rows_now() -> None:
     """A VictimTable keeps the per-node sums of a candidate set (VictimTable._room) while its rows stay; rows
     read again (a splice) make them anew: the room it answers is a fresh table's."""
-    from capacity.actions.victim_bound import VictimTable
+    from capacity.accel.victim_bound import VictimTable
 
     c = _reclaiming_cluster(running=4)
     ssn = open_session(c, Trace(enabled=False))

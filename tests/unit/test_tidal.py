@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from capacity import service_type as st
-from capacity.explain import explain_pod
-from capacity.k8s import load_cluster_file
+from capacity.analysis.explain import explain_pod
+from capacity.core import service_type as st
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_cluster_file
 from capacity.scheduler import run_cycle, simulate
-from capacity.trace import Trace
 from tests.unit.test_capacity_card_builders import (
     H200,
     OWNER_MAP,
@@ -305,7 +305,7 @@ def test_fixture_inference_reclaims_one_training_worker_and_training_reclaims_no
 
 def test_fixture_leaves_no_training_job_half_running_once_the_controller_reacts():
     """The PodEvicted policy (RestartJob) is the simulator's; here only that the fixture wires it up."""
-    from capacity.sim import Simulator, pod_state
+    from capacity.simulation.sim import Simulator, pod_state
     sim = Simulator(load_cluster_file(str(FIXTURE)))
     sim.run(4)
     states = {k: pod_state(p) for k, p in sim.cluster.pods.items()}

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from capacity import nodefit
+from capacity.accel import nodefit
 from capacity.actions import allocate
-from capacity.k8s import load_objects
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import simulate
-from capacity.trace import Trace
 from tests.builders import conf, node, pod, podgroup, queue
 from tests.unit.test_nodefit import random_cluster
 from tests.unit.test_victim_bound import BOUND_CONFS, with_guarantees

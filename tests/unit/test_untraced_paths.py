@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from capacity.k8s import load_objects
+from capacity.core.trace import Trace
+from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session, simulate
-from capacity.trace import Trace
 from tests.builders import node, queue
 from tests.unit.test_nodefit import random_cluster
 from tests.unit.test_sim import RECLAIM, job

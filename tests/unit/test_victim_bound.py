@@ -1,4 +1,4 @@
-"""The victim bound reclaim and preempt pass nodes over on (capacity.actions.victim_bound).
+"""The victim bound reclaim and preempt pass nodes over on (capacity.accel.victim_bound).
 
 A node is passed over when the task does not fit FutureIdle even with every candidate the plugins'
 bounds (Session.victim_possible) allow gone. That is only sound if no plugin ever names a victim its
@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import yaml
 
-from capacity import nodefit
-from capacity.explain import explain_pod
+from capacity.accel import nodefit
+from capacity.analysis.explain import explain_pod
+from capacity.core.model import TaskStatus
+from capacity.core.trace import Trace
 from capacity.framework.session import Session
-from capacity.k8s import load_objects
-from capacity.model import TaskStatus
+from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session, run_actions, simulate
-from capacity.trace import Trace
 from tests.unit.test_nodefit import CONFS, HIERARCHY, random_cluster
 
 pytestmark = pytest.mark.usefixtures("accelerated_engine")  # (tests of the acceleration itself)
@@ -121,7 +121,7 @@ def test_capacity_bound_answers_a_whole_victim_table_as_row_by_row(conf: str, se
     """Capacity's bound for all of a VictimTable's rows at once (without ancestor levels) answers what its
     test answers row by row, also after an eviction moved the queues' counters; rows of queues with a
     guarantee among them."""
-    from capacity.actions.victim_bound import VictimTable
+    from capacity.accel.victim_bound import VictimTable
     from capacity.framework.statement import Statement
 
     objs = with_guarantees(random_cluster(seed + 20, BOUND_CONFS[conf], nodes=16, jobs=70), seed)
@@ -157,7 +157,7 @@ def test_gang_bound_answers_a_whole_victim_table_as_row_by_row(seed: int) -> Non
     """Gang's bound for all of a VictimTable's rows at once answers what its test answers row by row (a job
     above its minAvailable has a surplus), also once an eviction moved a job's counters; rows of jobs with
     several tasks among them."""
-    from capacity.actions.victim_bound import VictimTable
+    from capacity.accel.victim_bound import VictimTable
     from capacity.framework.statement import Statement
 
     ssn = session_after_allocate(random_cluster(seed + 40, BOUND_CONFS["flat"], nodes=16, jobs=70))
@@ -185,7 +185,7 @@ def test_capacity_bound_for_a_whole_table_reads_each_queues_counters_now() -> No
     whose tasks ask more cpu than it deserves; after an eviction, the evicted task asks more memory
     than its queue still holds (what zero guarantee checks), and after more its queue is back under
     its deserved."""
-    from capacity.actions.victim_bound import VictimTable
+    from capacity.accel.victim_bound import VictimTable
     from capacity.framework.statement import Statement
     from tests.builders import cluster, conf, node, pod, podgroup, queue
 
@@ -328,7 +328,7 @@ def test_vectorised_and_reference_paths_visit_the_same_nodes(conf: str, monkeypa
 def test_a_victim_evicted_before_the_table_is_built_is_a_candidate_again_once_discarded() -> None:
     """The VictimTable keeps the tasks that may be candidates this session: a Releasing task whose eviction
     is later discarded is Running again, on its node, and reclaim and preempt must see it."""
-    from capacity.actions.victim_bound import victim_table
+    from capacity.accel.victim_bound import victim_table
     from capacity.framework.statement import Statement
     from tests.builders import cluster, conf, node, pod, podgroup, queue
 
@@ -361,8 +361,8 @@ def test_a_victim_tables_sums_are_its_rows_requests_added_up(cpus: tuple[float, 
     from all the rows' could round (0.1 + 0.2 + 0.3 + 0.4 - 0.1 is not 0.2 + 0.3 + 0.4)."""
     from dataclasses import replace
 
-    from capacity.actions.victim_bound import VictimTable
-    from capacity.resources import Resource
+    from capacity.accel.victim_bound import VictimTable
+    from capacity.core.resources import Resource
     from tests.builders import cluster, conf, node, pod, podgroup, queue
 
     c = cluster(conf("reclaim", [{"name": "gang"}, {"name": "capacity"}]), node("n0"), node("n1"),
@@ -389,7 +389,7 @@ def test_a_plan_from_the_pool_bound_visits_the_same_nodes(conf: str, monkeypatch
     before asking them about one preemptor's candidates, and before working out the nodes the preemptor may
     not use: the nodes it visits are those of the exact plan, for every pending task of every queue. All
     three ways of answering are met (nowhere to go, decided by the pool, asked exactly)."""
-    from capacity.actions.victim_bound import VictimTable
+    from capacity.accel.victim_bound import VictimTable
 
     real_allowed, real_nowhere = VictimTable._allowed, VictimTable.room_nowhere
     ways = {"nowhere": 0, "exact": 0}
@@ -414,9 +414,9 @@ def test_a_plan_from_the_pool_bound_visits_the_same_nodes(conf: str, monkeypatch
 def _check_plans(seed: int, conf: str, ways: dict[str, int], seen: dict[str, int]) -> None:
     """Each pending task's reclaim plan against the exact one, VictimTable.plan without the pool (see the
     test above); counts in `seen` how each was answered, from the counters in `ways`."""
+    from capacity.accel.nodefit import unresolvable_mask
+    from capacity.accel.victim_bound import VictimTable, bound_for, victim_table
     from capacity.actions.reclaim import _fast_plan
-    from capacity.actions.victim_bound import VictimTable, bound_for, victim_table
-    from capacity.nodefit import unresolvable_mask
 
     ssn = session_after_allocate(with_guarantees(random_cluster(seed + 70, BOUND_CONFS[conf], nodes=16, jobs=80),
                                                  seed))

@@ -1,11 +1,11 @@
-"""Server-side paging, search and summaries (capacity.views_paging) and quantities for reading
-(capacity.human_units): what keeps a page a screenful at openb scale."""
+"""Server-side paging, search and summaries (capacity.analysis.views_paging) and quantities for reading
+(capacity.core.human_units): what keeps a page a screenful at openb scale."""
 
 from __future__ import annotations
 
-from capacity.human_units import human_describe, human_value
-from capacity.resources import SCALAR_INFINITY
-from capacity.views_paging import counts_by, paginate, queue_depths, search_rows, top_queues, tree_view
+from capacity.analysis.views_paging import counts_by, paginate, queue_depths, search_rows, top_queues, tree_view
+from capacity.core.human_units import human_describe, human_value
+from capacity.core.resources import SCALAR_INFINITY
 
 GI = 2**30
 

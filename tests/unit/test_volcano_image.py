@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capacity.volcano_image import image_version, scheduler_version
+from capacity.io.volcano_image import image_version, scheduler_version
 
 
 def _deployment(image: str, name: str = "volcano-scheduler") -> dict:
@@ -57,11 +57,11 @@ def test_no_scheduler_or_no_version_tag_is_none() -> None:
     ("1.13.2", "1.12", False), ("1.13.2", None, False), ("1.13.2", "head", False), ("1.9.0-alpha.0", "1.9", True),
 ])
 def test_same_release_at_the_precision_selected(cluster: str, selected: str | None, same: bool) -> None:
-    from capacity.volcano_image import same_release
+    from capacity.io.volcano_image import same_release
     assert same_release(cluster, selected) is same
 
 
 def test_version_label() -> None:
-    from capacity.volcano_image import version_label
+    from capacity.io.volcano_image import version_label
     assert version_label(None) == version_label("head") == "HEAD (ed72c7c8)"
     assert version_label("v1.13") == "1.13"

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity.resources import Resource
-from capacity.webhook import RULES, validate_cluster, validate_queue, validate_update
+from capacity.core.resources import Resource
+from capacity.core.webhook import RULES, validate_cluster, validate_queue, validate_update
 from tests.builders import cluster, node, pod, podgroup, queue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,7 +196,7 @@ def test_a_capability_above_an_ancestor_names_volcanos_first_dimension_and_fixes
 
 def test_lint_cites_the_webhook_rule_by_volcano_s_own_file_path() -> None:
     """A reader can look the rule up: the citation names validate_queue.go's path, not a private shorthand."""
-    from capacity.webhook import AdmissionError
+    from capacity.core.webhook import AdmissionError
     e = AdmissionError("q", "spec.deserved.cpu", "msg", "rule", "fix", "vq.go:L589-627")
     assert e.cited == "pkg/webhooks/admission/queues/validate/validate_queue.go:L589-627"
     assert e.as_dict()["source"] == e.cited

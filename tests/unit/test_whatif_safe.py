@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 import yaml
 
-from capacity import whatif
-from capacity.webhook import validate_cluster
-from capacity.whatif import what_if, what_would_change
+from capacity.analysis import whatif
+from capacity.analysis.whatif import what_if, what_would_change
+from capacity.core.webhook import validate_cluster
 from tests.builders import cluster, conf, node, pod, podgroup, queue
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,7 +180,7 @@ def test_a_job_the_cluster_cannot_admit_is_offered_room_in_the_cluster() -> None
 
 
 def test_a_childs_deserved_above_its_parents_is_admitted_only_with_the_parents_raise() -> None:
-    from capacity.webhook import Edit
+    from capacity.core.webhook import Edit
     c = cluster(CAP_HIER, queue("root"), queue("p", "root", deserved={"cpu": "4"}, capability={"cpu": "5"}),
                 queue("a", "p", deserved={"cpu": "2"}), queue("b", "p", deserved={"cpu": "2"}))
     trial, refusal = whatif._admitted(c, [Edit("a", "deserved", "cpu", 4000.0)], None, "a")
@@ -200,9 +200,9 @@ def test_a_webhook_fix_is_checked_against_the_next_rule_too() -> None:
     parent's unset deserved); the fix lint prints is the whole change the webhook accepts."""
     from pathlib import Path
 
-    from capacity.k8s import load_cluster_file
-    from capacity.webhook import validate_cluster
-    from capacity.whatif import webhook_fix
+    from capacity.analysis.whatif import webhook_fix
+    from capacity.core.webhook import validate_cluster
+    from capacity.io.k8s import load_cluster_file
     c = load_cluster_file(Path(__file__).resolve().parents[1] / "explain" / "5634-child-guarantee-parent-unset"
                           / "cluster.yaml")
     (error,) = validate_cluster(c)["team"]

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from capacity.errors import InputError
-from capacity.sim import SimOptions, Simulator
-from capacity.workload import WorkloadSpec, generate, synthetic_cluster
+from capacity.core.errors import InputError
+from capacity.simulation.sim import SimOptions, Simulator
+from capacity.simulation.workload import WorkloadSpec, generate, synthetic_cluster
 
 SPEC = WorkloadSpec(seed=3, jobs=60, arrival_rate=1 / 10, queues={"a": 1, "b": 3},
                     namespaces={"ns-x": 1, "ns-y": 1}, replicas={1: 1, 4: 1},

@@ -1,0 +1,1 @@
+"""The analysis layer (ARCHITECTURE.md)."""

@@ -1,0 +1,1 @@
+"""The authoring layer (ARCHITECTURE.md)."""

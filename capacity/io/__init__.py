@@ -1,0 +1,1 @@
+"""The io layer (ARCHITECTURE.md)."""

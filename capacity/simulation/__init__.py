@@ -1,0 +1,1 @@
+"""The simulation layer (ARCHITECTURE.md)."""
