@@ -29,7 +29,7 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = ["Home", "Scenario", "Queues", "Simulate", "Treemaps", "Jobs", "Nodes", "Scheduler", "Decisions",
-         "Compare", "Lint", "Lessons"]
+         "Compare", "Lint", "Lessons", "Plan"]
 HEADINGS = {"Home": "Capacity Lab"}  # pages whose heading is not their name in the navigation
 VIEWPORT = {"width": 1400, "height": 1000}
 START_TIMEOUT_S = 90

@@ -51,6 +51,7 @@ FACT_KINDS: dict[str, str] = {
     "binds": "the pods bound in the cycle (sorted; `among` restricts to some pods)",
     "evicted": "the pods evicted in the cycle (sorted)",
     "evicted_count": "how many pods the cycle evicted (a number)",
+    "bind_count": "how many pods the cycle bound (a number; `among` restricts to some pods)",
     "evicted_jobs": "the jobs that lost a pod to an eviction in the cycle (sorted)",
     "pipelined": "the jobs pipelined in the cycle (sorted)",
     "first": "of the jobs or pods in `among`, the one allocate served first (its allocateJob / nodeChosen record)",
@@ -305,6 +306,9 @@ class LessonRun:
             return sorted(c.result.evicted)
         if kind == "evicted_count":
             return str(len(c.result.evicted))
+        if kind == "bind_count":
+            among = set(f.get("among") or c.result.binds)
+            return str(sum(1 for k in c.result.binds if k in among))
         if kind == "evicted_jobs":
             return sorted({_job_of(c.before, k) for k in c.result.evicted})
         if kind == "pipelined":
@@ -357,6 +361,8 @@ class LessonRun:
             return f"{f['job']}'s PodGroup phase after cycle {n}: {show(actual)}{how}"
         if f["kind"] == "evicted_count":
             return f"cycle {n} evicted {show(actual)} pod(s)"
+        if f["kind"] == "bind_count":
+            return f"cycle {n} bound {show(actual)} of the pods asked about"
         return f"cycle {n}: {show(actual)}"
 
     def _first_sentence(self, cp: Checkpoint) -> str:

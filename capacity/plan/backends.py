@@ -80,6 +80,23 @@ def ray_runtime_env(local: bool) -> dict[str, Any]:
     return {"py_modules": [os.path.join(ROOT, "capacity")]}
 
 
+def _reachable(address: str | None, timeout: float = 5.0) -> None:
+    """A HOST:PORT (or ray://HOST:PORT) that does not answer is one message, before `ray.init`, which would
+    keep retrying for minutes. "auto" and no address are Ray's to find."""
+    if not address or address == "auto":
+        return
+    where = address.split("://", 1)[-1].rstrip("/")
+    host, sep, port = where.rpartition(":")
+    if not sep or not port.isdigit():
+        raise InputError("--ray", address, "expected auto, local or HOST:PORT (e.g. 10.0.0.5:6379)")
+    import socket
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as exc:
+        raise InputError("--ray", address, f"no Ray cluster answers at {host}:{port}: {exc}") from None
+
+
 class RayBackend:
     """Each replay a Ray task (one CPU each) on the cluster at `address` ("auto": the one this machine
     belongs to; "local": a private instance of `workers` CPUs started here), or on the Ray this process has
@@ -100,6 +117,7 @@ class RayBackend:
                     ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False, log_to_driver=False,
                              runtime_env=ray_runtime_env(local=True))
                 else:
+                    _reachable(address)
                     ray.init(address=address, log_to_driver=False, runtime_env=ray_runtime_env(local=False))
             except (ConnectionError, ValueError, RuntimeError) as exc:
                 first = (str(exc).splitlines() or [""])[0]

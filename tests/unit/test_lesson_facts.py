@@ -117,7 +117,7 @@ def test_the_why_explains_the_decision_asked(lesson, cp):
     if kind in ("evicted", "evicted_jobs") and run.fact(cp):
         evicted = run.cycle(cp.variant, cp.cycle).result.evicted
         assert cp.explain in evicted, "the reason is a victim's"
-    if kind in ("split", "phase", "evicted_count") and not cp.explain:
+    if kind in ("split", "phase", "evicted_count", "bind_count") and not cp.explain:
         assert cp.note, "a fact without a pod's reason explains itself in the note"
     if reveal.rule:
         assert not RULE_ID.match(label(reveal.rule)), f"no plain words for {reveal.rule}"

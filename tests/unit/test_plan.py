@@ -258,3 +258,19 @@ def test_the_lessons_plan_answers_its_question():
     evictions = {r["inference.guarantee.nvidia.com/gpu"]: r["evictions"] for r in run.rows}
     assert evictions == {"0": 4, "1": 3, "2": 2, "3": 1, "4": 0}
     assert best(s, run.rows)["inference.guarantee.nvidia.com/gpu"] == "4"
+
+
+def test_an_unreachable_ray_address_is_one_message_not_a_hang() -> None:
+    """`--ray HOST:PORT` where nothing listens: refused before ray.init (which retries for minutes)."""
+    import socket
+
+    from capacity.core.errors import InputError
+    from capacity.plan.backends import _reachable
+    with socket.socket() as sock:  # a loopback port that was free a moment ago and is closed now
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(InputError) as err:
+        _reachable(f"127.0.0.1:{port}", timeout=2)
+    assert "--ray" in str(err.value) and f"127.0.0.1:{port}" in str(err.value)
+    with pytest.raises(InputError, match="HOST:PORT"):
+        _reachable("not-an-address")
