@@ -173,7 +173,7 @@ class Driver:
             before = self.received
             t0 = time.perf_counter()
             action()
-            page.wait_for_function("() => window.__cl && window.__cl.done", timeout=STEP_TIMEOUT_MS)
+            page.wait_for_function(_DONE, timeout=STEP_TIMEOUT_MS)
             if ready is not None:
                 ready()
             self.idle()
@@ -191,6 +191,12 @@ class Driver:
         links = self.page.get_by_test_id("stSidebarNav").get_by_role("link")
         # Each link's text is its icon's ligature name, then its title: the title is the last line.
         return [t.strip().splitlines()[-1].strip() for t in links.all_inner_texts() if t.strip()]
+
+
+# The rerun an action started has ended; or the click reloaded the document (a sidebar link followed as a plain
+# link while the app was still settling), which drops the watcher: then the new document's first finished run.
+_DONE = """() => window.__cl ? window.__cl.done : document.querySelector(
+  '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]') !== null"""
 
 
 def _choose_another_pod(page: Any) -> None:
