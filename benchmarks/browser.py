@@ -48,7 +48,7 @@ _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 _WATCH = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (window.__clObs) window.__clObs.disconnect();
-  window.__cl = {ran: false, done: false};
+  window.__cl = {ran: false, done: false, t0: performance.now()};
   const obs = new MutationObserver((records) => {
     // A short run may go running -> notRunning between two callbacks: the records' old values still show it.
     for (const r of records) if (r.oldValue === 'running') window.__cl.ran = true;
@@ -193,10 +193,17 @@ class Driver:
         return [t.strip().splitlines()[-1].strip() for t in links.all_inner_texts() if t.strip()]
 
 
-# The rerun an action started has ended; or the click reloaded the document (a sidebar link followed as a plain
-# link while the app was still settling), which drops the watcher: then the new document's first finished run.
-_DONE = """() => window.__cl ? window.__cl.done : document.querySelector(
-  '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]') !== null"""
+# The rerun an action started has ended. Two ways the watcher can miss it, both seen in CI: the click reloaded
+# the document (the watcher is gone), or no change of the script state reached the observer; then the app
+# being idle and connected 3 s after the action counts as done (a step's `ready` check still waits for its
+# result, and `idle` for the page to settle).
+_DONE = """() => {
+  const idle = document.querySelector(
+    '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]') !== null;
+  const cl = window.__cl;
+  if (!cl) return idle;
+  return cl.done || (!cl.ran && idle && performance.now() - cl.t0 > 3000);
+}"""
 
 
 def _choose_another_pod(page: Any) -> None:
