@@ -12,8 +12,9 @@ from capacity.versions.releases import HEAD, UnknownVersion, Version, known_vers
 if TYPE_CHECKING:
     from capacity.core.cluster import Cluster
 
-HELP = ("the Volcano release to reproduce: 1.11 ... 1.15 (a patch such as 1.13.2 or v1.13 works too) or "
-        "head (default; a dump whose volcano-scheduler image names a release runs that release)")
+HELP = ("the Volcano release to reproduce: 1.11 ... 1.15 (v1.13 works too; a minor alone is its .0 release, a "
+        "patch such as 1.13.2 also has the fixes backported to it) or head (default; a dump whose "
+        "volcano-scheduler image names a release runs that release)")
 
 
 def release(text: str) -> Version:
