@@ -54,6 +54,7 @@ from capacity.plugins.older import (
     capacity_reclaimable_v113,
     leaf_only_enqueue_v111,
     note_unchecked_queue_state,
+    whole_inqueue_words_v114,
 )
 
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
@@ -268,14 +269,16 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
                 if traced:
-                    held = inqueue_jobs(self, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
-                        if any(value_of(a.inqueue, n) for n in failed) else []
+                    under = {x.name for x in self.attrs.values() if x is a or a in x.ancestors}
+                    whole = self.ssn.options.older("pr5130")  # capacity.go:L467-471 @v1.14.0
+                    held = inqueue_jobs(self, under, whole) if any(value_of(a.inqueue, n) for n in failed) else []
+                    words, older = whole_inqueue_words_v114(self, held, failed) if whole else (inqueue_words(held), {})
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
                         f"exceeds the realCapability of {a.path()} on {', '.join(failed)}: " + sums(
                             [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
-                            a.real_capability, failed, ">", self.styles) + inqueue_words(held),
+                            a.real_capability, failed, ">", self.styles) + words, **older,
                         queue=a.name, inqueueJobs=held, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed),

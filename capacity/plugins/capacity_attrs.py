@@ -265,8 +265,9 @@ def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     return out
 
 
-def accumulate_job(attr: QueueAttr, job: Job) -> None:
-    """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job."""
+def accumulate_job(attr: QueueAttr, job: Job, whole_inqueue: bool = False) -> None:
+    """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job. `whole_inqueue`: capacity
+    before PR #5130 (v1.15.0), an Inqueue job's whole minResources (capacity.go:L467-471, L594-596 @v1.14.0)."""
     for status, bucket in job.index.items():
         if status & ALLOCATED_STATUSES:
             for t in bucket.values():
@@ -277,7 +278,7 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
                 attr.request.add(t.resreq)
     if job.min_resources is not None:
         if job.phase == PodGroupPhase.INQUEUE:
-            attr.inqueue.add(_inqueue_of(job))
+            attr.inqueue.add(deduct_sch_gated(job, job.min_resources) if whole_inqueue else _inqueue_of(job))
         elif job.phase == PodGroupPhase.RUNNING:
             allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
             if allocated_num >= job.min_available:
@@ -346,7 +347,8 @@ def _scalar_name(name: str) -> bool:
     return got
 
 
-def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None) -> dict[str, Any]:
+def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None,
+                     whole_inqueue: bool = False) -> dict[str, Any]:
     """buildQueueAttrs steps 1-3, shared by flat capacity and proportion (spec §2.2, §5.1): attributes
     for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
     accounting. `built(queue)` may hand over an attribute that already holds the accounting of the
@@ -367,7 +369,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
             attr = attrs[q.name] = make(q, unguaranteed)
         elif job.queue in done:
             continue
-        accumulate_job(attr, job)
+        accumulate_job(attr, job, whole_inqueue)
     return attrs
 
 

@@ -30,12 +30,13 @@ from capacity.plugins.figures import (
 )
 
 
-def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
+def inqueue_jobs(plugin: Any, queues: set[str], whole: bool = False) -> list[str]:
     """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
     `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
     session: their phase is Inqueue now), keeping those that still reserve something. The session's jobs by
     queue are indexed once (on `plugin`), as a refusal may be traced for every pending job.
-    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue)."""
+    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue); `whole`: an Inqueue job's whole
+    minResources, before PR #5130 (capacity.go:L467-471 @v1.14.0)."""
     ssn = plugin.ssn
     got = getattr(plugin, "_jobs_by_queue", None)
     if got is None or got[0] is not ssn:
@@ -49,7 +50,9 @@ def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
             continue
         held = job.phase == PodGroupPhase.INQUEUE or (job.phase == PodGroupPhase.RUNNING and sum(
             len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES) >= job.min_available)
-        if held and not deduct_sch_gated(job, inqueue_resource(job, job.allocated)).is_empty():
+        whole_min = whole and job.phase == PodGroupPhase.INQUEUE
+        if held and not deduct_sch_gated(job, job.min_resources if whole_min else
+                                         inqueue_resource(job, job.allocated)).is_empty():
             out.append(job.uid)
     return sorted(out)
 

@@ -83,7 +83,7 @@ class CapacityTree(CapacityBase):
                 attr.fixed = kept[q.name] = FixedNumbers(attr)
             return attr
 
-        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
+        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None, ssn.options.older("pr5130"))
         if ssn.options.older("pr3946"):
             clip_flat_deserved_v111(self)
         for name, attr in self.attrs.items():
@@ -204,6 +204,7 @@ class CapacityTree(CapacityBase):
         """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
         to the leaf into each ancestor, job by job. True if the build stalled."""
         ssn = self.ssn
+        whole_inqueue = ssn.options.older("pr5130")
         for job in ssn.jobs.values():
             attr = self.attrs.get(job.queue)
             if attr is None:
@@ -213,7 +214,7 @@ class CapacityTree(CapacityBase):
                             "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
                 return True
             before = _parts(attr)
-            accumulate_job(attr, job)
+            accumulate_job(attr, job, whole_inqueue)
             deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
                       _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
             for anc in attr.ancestors:

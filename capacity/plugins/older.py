@@ -11,7 +11,7 @@ from typing import Any
 from capacity.core.model import PodGroupPhase, QueueSpec, Task
 from capacity.core.resources import INFINITY, ZERO, Resource, res_max
 from capacity.framework.session import PERMIT, REJECT
-from capacity.plugins.figures import amounts, requested
+from capacity.plugins.figures import amounts, requested, value_of
 
 
 def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
@@ -160,3 +160,21 @@ def clip_flat_deserved_v111(plugin: Any) -> None:
         attr.deserved = res_max(attr.deserved.clone().min_dimension_resource(attr.request, INFINITY), attr.guarantee)
         attr.fixed = None  # its numbers are this session's, not the cached spec-fixed ones (QueueAttr.summary)
         update_share(attr)
+
+
+def whole_inqueue_words_v114(plugin: Any, held: list[str], failed: list[str]) -> tuple[str, dict[str, Any]]:
+    """An enqueue refusal's words on the inqueue figure before PR #5130 (v1.15.0): capacity added an Inqueue
+    job's whole minResources, also what its allocated pods already held and `allocated` counts too
+    (capacity.go:L467-471, L594-596 @v1.14.0). Names the switch (and returns `switch=`) when such a job's
+    allocated pods hold some of a `failed` dimension; else the plain words."""
+    from capacity.plugins.capacity_figures import inqueue_words
+    jobs = plugin.ssn.jobs
+    twice = [uid for uid in held if jobs[uid].phase == PodGroupPhase.INQUEUE
+             and any(value_of(jobs[uid].allocated, n) > 0 for n in failed)]
+    if not twice:
+        return inqueue_words(held), {}
+    names = ", ".join(twice)
+    shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+    held_words = f"; inqueue is the minResources of the admitted job{'s' if len(held) > 1 else ''} {shown}"
+    return (f"{held_words}; {plugin.ssn.options.older_words('pr5130')}: what {names} already "
+            f"allocated is counted in allocated and again in inqueue"), {"switch": "pr5130"}

@@ -99,6 +99,10 @@ SWITCHES: tuple[Switch, ...] = (
            "an Inqueue job's reservation counts only what its allocated pods do not already hold",
            "proportion counted an Inqueue job's whole minResources as inqueue even for pods already "
            "allocated, so they were counted twice"),
+    Switch("pr5130", 5130, "v1.15.0", "capacity",
+           "an Inqueue job's reservation in capacity counts only what its allocated pods do not already hold",
+           "capacity counted an Inqueue job's whole minResources as inqueue, also for its pods already "
+           "allocated, so they were counted twice"),
     Switch("pr5115", 5115, "v1.15.0", "reclaim",
            "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims",
            "capacity had no ancestorReclaimLevel argument: it was ignored and only the leaf queues' deserved "
@@ -142,7 +146,6 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
     Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
-    Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
     Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
     Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
     Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job"),
