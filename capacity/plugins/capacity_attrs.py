@@ -529,14 +529,15 @@ def root_capability(capability: Resource | None, total: Resource) -> Resource:
     return Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(total.scalars or {}, SCALAR_INFINITY))
 
 
-def inherit_capability(child: Resource, parent: Resource) -> None:
+def inherit_capability(child: Resource, parent: Resource, scalars: bool = True) -> None:
     """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0,
-    and every scalar of the parent's it does not set (changes `child`)."""
+    and every scalar of the parent's it does not set (changes `child`). `scalars` False: before PR #4504
+    (v1.13.0) only cpu and memory were taken (capacity.go:L665-671 @v1.12.0)."""
     if child.cpu <= 0:
         child.cpu = parent.cpu
     if child.memory <= 0:
         child.memory = parent.memory
-    if parent.scalars is not None:
+    if parent.scalars is not None and scalars:
         for k, v in parent.scalars.items():
             if child.scalars is None or k not in child.scalars:
                 child.set_scalar(k, v)

@@ -106,13 +106,17 @@ def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
 
 
-def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any,
+               scalars: bool = True) -> dict[str, str]:
     """The capability dimensions a child took from its parent (checkHierarchicalQueue, capacity.go:1487-1556):
-    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set."""
+    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set (not before
+    PR #4504: `scalars` False)."""
     own = spec.capability
     out = {}
     for n in names:
         scalar = n not in ("cpu", "memory")
+        if scalar and not scalars:
+            continue
         if (own is None or (not scalar and value_of(own, n) <= 0)
                 or (scalar and n not in (own.scalars or {}) and n in (parent.capability.scalars or {}))):
             v = value_of(parent.capability, n)
@@ -184,7 +188,8 @@ class CapacityFigures(CapacityBase):
                 extra["guaranteeHow"] = "as set" if seed004 else "the sum of its children's guarantees"
             else:
                 parent = attr.ancestors[-1]
-                cap, cap_how = capability_text(spec.capability, attr, names, st, _inherited(spec, parent, names, st))
+                took = _inherited(spec, parent, names, st, not self.ssn.options.older("pr4504"))
+                cap, cap_how = capability_text(spec.capability, attr, names, st, took)
                 real_how = _tree_real_how(attr, parent, names, st)
                 des_how = deserved_how(spec.deserved, attr, names, st, clipped=False)
                 extra["path"] = attr.path()

@@ -31,7 +31,12 @@ from capacity.plugins.capacity_attrs import (
     root_capability,
     update_share,
 )
-from capacity.plugins.older import clip_child_deserved_v112, clip_flat_deserved_v111, parent_less_partly_v114
+from capacity.plugins.older import (
+    clip_child_deserved_v112,
+    clip_flat_deserved_v111,
+    parent_less_partly_v114,
+    uninherited_words_v112,
+)
 
 
 class CapacityTree(CapacityBase):
@@ -234,12 +239,13 @@ class CapacityTree(CapacityBase):
                 c.deserved = res_max(c.deserved, c.guarantee)
             sum_d.add(c.deserved)
             sum_g.add(c.guarantee)
-            inherit_capability(c.capability, pcap)
+            inherit_capability(c.capability, pcap, not self.ssn.options.older("pr4504"))
             over, names = c.capability.greater_partly(pcap, INFINITY)
             if self.ssn.options.older("pr5176"):
                 over, names = parent_less_partly_v114(pcap, c.capability)
             if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
-                                                f"on {', '.join(names)}", c.name, "spec.capability"):
+                                                f"on {', '.join(names)}" + uninherited_words_v112(self, parent, names),
+                                                c.name, "spec.capability"):
                 return
             if over:
                 self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "

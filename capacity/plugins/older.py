@@ -178,3 +178,19 @@ def whole_inqueue_words_v114(plugin: Any, held: list[str], failed: list[str]) ->
     held_words = f"; inqueue is the minResources of the admitted job{'s' if len(held) > 1 else ''} {shown}"
     return (f"{held_words}; {plugin.ssn.options.older_words('pr5130')}: what {names} already "
             f"allocated is counted in allocated and again in inqueue"), {"switch": "pr5130"}
+
+
+def uninherited_words_v112(plugin: Any, parent: Any, names: list[str]) -> str:
+    """Before PR #4504 (v1.13.0) a child's capability took only cpu and memory from its parent's, never a scalar
+    (capacity.go:L665-671 @v1.12.0): when `parent` exceeded a child on a scalar `names` lists because it did not
+    take that scalar from its own parent, the words saying so (naming the switch); else ""."""
+    opts = plugin.ssn.options
+    if not opts.older("pr4504") or not parent.ancestors:
+        return ""
+    above = parent.ancestors[-1]
+    have, theirs = parent.capability.scalars or {}, above.capability.scalars or {}
+    missed = [n for n in names if n not in have and n in theirs]
+    if not missed:
+        return ""
+    return (f" ({parent.name}'s capability did not take {', '.join(missed)} from {above.name}'s: "
+            f"{opts.older_words('pr4504')})")

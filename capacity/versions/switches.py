@@ -66,10 +66,24 @@ SWITCHES: tuple[Switch, ...] = (
            "realCapability",
            "the root queue's capability, deserved and realCapability were always the cluster total, even when "
            "root set a capability, and each child's deserved was clipped to its realCapability"),
+    Switch("pr4347", 4347, "v1.13.0", "hierarchy",
+           "a scalar set to 0 in a queue's deserved stays 0 when raised to its guarantee, so a zero scalar in "
+           "deserved passes the hierarchy check (also in v1.12.3 and later v1.12 patches)",
+           "raising deserved to the guarantee (helpers.Max) dropped every scalar set to 0, so a queue whose "
+           "children deserved a 0 scalar it no longer named failed the hierarchy check and stopped capacity"),
+    Switch("pr4504", 4504, "v1.13.0", "hierarchy",
+           "a child queue's capability takes every scalar of its parent's that it does not name",
+           "a child queue's capability took only cpu and memory from its parent's, never a scalar, so a queue "
+           "without a capability failed the hierarchy check against children naming a scalar"),
     Switch("pr4659", 4659, "v1.14.0", "capacity",
            "a queue may reclaim when allocated + request stays within deserved on at least one requested "
            "dimension",
            "capacity required every requested dimension of allocated + request within deserved"),
+    Switch("pr4865", 4865, "v1.14.0", "capacity",
+           "a best-effort queue (no deserved) has share 1, and of two queues with the same share the one with "
+           "a deserved goes first",
+           "a best-effort queue's share was 0 whatever it held, so it went before every queue with a deserved, "
+           "and equal shares were a tie"),
     Switch("pr4919", 4919, "v1.14.0", "reclaim",
            "capacity's victims share a requested dimension with the reclaimer and are over deserved on a "
            "dimension they use; a pod using nothing its queue deserves is a victim at once",
@@ -133,10 +147,6 @@ class Unmodelled:
 
 UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
-    Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
-    Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
-    Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
-               "shares put queues with a deserved first"),
     Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
     Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
     Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
