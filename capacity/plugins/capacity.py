@@ -50,6 +50,7 @@ from capacity.plugins.figures import (
     value_of,
 )
 from capacity.plugins.older import (
+    best_effort_share_words_v113,
     capacity_preemptive_v113,
     capacity_reclaimable_v113,
     leaf_only_enqueue_v111,
@@ -99,6 +100,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         self.styles = getattr(ssn.cluster, "unit_styles", None)  # the input's units, for reasons
         self.ready = True
         self.not_ready_reason = ""
+        self.best_effort_share = 0.0 if ssn.options.older("pr4865") else 1.0  # capacity.go:L985-993 @v1.13.0
         if self.hierarchy:
             self._build_hierarchical()
         else:
@@ -131,16 +133,16 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         if la is None or ra is None:
             return 0
         if not self.hierarchy:
-            return compare_share(la, ra)
+            return compare_share(la, ra, self.best_effort_share == 1.0)
         lleaf, rleaf = not la.children, not ra.children
         if lleaf != rleaf:
             return -1 if lleaf else 1
         if not lleaf:
-            return compare_share(la, ra)
+            return compare_share(la, ra, self.best_effort_share == 1.0)
         level = queue_level(la, ra)
         lq = la.ancestors[level + 1] if level + 1 < len(la.ancestors) else la
         rq = ra.ancestors[level + 1] if level + 1 < len(ra.ancestors) else ra
-        return compare_share(lq, rq)
+        return compare_share(lq, rq, self.best_effort_share == 1.0)
 
     def victim_queue_order(self, l: QueueSpec, r: QueueSpec, preemptor: QueueSpec) -> int:
         la, ra, pa = self.attrs.get(l.name), self.attrs.get(r.name), self.attrs.get(preemptor.name)
@@ -159,6 +161,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
         if attr.deserved.is_empty():
             out["shareNote"] = BEST_EFFORT_SHARE  # share 1 with nothing allocated is Volcano's rule, not a slip
+            if self.best_effort_share != 1.0:
+                out["shareNote"] = best_effort_share_words_v113(self)
         if self.hierarchy:
             path = self._paths.get(attr.name)
             if path is None:
@@ -535,7 +539,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             return
         attr.allocated.add(task.resreq)
         attr.dirty = True
-        update_share(attr)
+        update_share(attr, self.best_effort_share)
         if self.hierarchy:
             for anc in attr.ancestors:
                 anc.allocated.add(task.resreq)
@@ -547,7 +551,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             return
         attr.allocated.sub(task.resreq)
         attr.dirty = True
-        update_share(attr)
+        update_share(attr, self.best_effort_share)
         if self.hierarchy:
             for anc in attr.ancestors:
                 anc.allocated.sub(task.resreq)

@@ -137,10 +137,10 @@ class FixedNumbers:
 
     __slots__ = ("values", "dicts", "idle", "idle_share", "last", "last_summary")
 
-    def __init__(self, attr: QueueAttr) -> None:
+    def __init__(self, attr: QueueAttr, best_effort_share: float = 1.0) -> None:
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
         self.dicts = tuple(to_dict(r) for r in self.values)
-        self.idle_share = 1.0 if attr.deserved.is_empty() else 0.0  # update_share with nothing allocated
+        self.idle_share = best_effort_share if attr.deserved.is_empty() else 0.0  # update_share, nothing allocated
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
         # Per changing field (allocated, inqueue, elastic, request): its last values and their dict.
         self.last: list[tuple[Any, dict[str, Any]] | None] = [None, None, None, None]
@@ -167,11 +167,12 @@ def _zero(r: Resource) -> bool:
     return not r.scalars and r.cpu == 0.0 and r.memory == 0.0
 
 
-def update_share(attr: QueueAttr) -> None:
-    """updateQueueAttrShare: best-effort queues (empty deserved) have share 1."""
+def update_share(attr: QueueAttr, best_effort_share: float = 1.0) -> None:
+    """updateQueueAttrShare: best-effort queues (empty deserved) have share 1; `best_effort_share` 0 before PR
+    #4865 (v1.14.0), where no dimension of an empty deserved was read (capacity.go:L985-993 @v1.13.0)."""
     d = attr.deserved
     if d.is_empty():
-        attr.share = 1.0
+        attr.share = best_effort_share
         return
     # max(share(allocated[n], deserved[n]) for n in deserved.resource_names()), from 0, spelled out: those
     # names are the dimensions >= MIN_RESOURCE (0.1), so share() is a plain division there.
@@ -196,9 +197,12 @@ def update_share(attr: QueueAttr) -> None:
     attr.share = res
 
 
-def compare_share(l: QueueAttr, r: QueueAttr) -> int:
-    """Share rule of the queue order: smaller share first, then deserved before best-effort."""
+def compare_share(l: QueueAttr, r: QueueAttr, deserved_first: bool = True) -> int:
+    """Share rule of the queue order: smaller share first, then deserved before best-effort (`deserved_first`
+    False: equal shares tie, as before PR #4865, v1.14.0: capacity.go:L503-511, L643-672 @v1.13.0)."""
     if l.share == r.share:
+        if not deserved_first:
+            return 0
         le, re_ = l.deserved.is_empty(), r.deserved.is_empty()
         if not le and re_:
             return -1
@@ -558,6 +562,7 @@ class CapacityBase(Plugin):
     ready: bool
     not_ready_reason: str
     ancestor_level: int
+    best_effort_share: float  # a best-effort queue's share: 1, or 0 before PR #4865 (v1.14.0)
     _order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]]
     _task_names: dict[str, frozenset[str]]
     _fit_reasons: dict[tuple[str, Any], Reason]

@@ -28,6 +28,7 @@ from capacity.plugins.figures import (
     summary,
     value_of,
 )
+from capacity.plugins.older import best_effort_share_words_v113
 
 
 def inqueue_jobs(plugin: Any, queues: set[str], whole: bool = False) -> list[str]:
@@ -194,6 +195,8 @@ class CapacityFigures(CapacityBase):
                 des_how = deserved_how(spec.deserved, attr, names, st, clipped=False)
                 extra["path"] = attr.path()
             share_how = share_text(attr, True, st)
+            if self.best_effort_share != 1.0 and attr.deserved.is_empty():
+                share_how = best_effort_share_words_v113(self)
             self.trace.because(self.name, "queueFigures",
                                summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name,
                                **figure_values(attr, cap))

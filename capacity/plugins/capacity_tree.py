@@ -34,7 +34,9 @@ from capacity.plugins.capacity_attrs import (
 from capacity.plugins.older import (
     clip_child_deserved_v112,
     clip_flat_deserved_v111,
+    dropped_zero_words_v112,
     parent_less_partly_v114,
+    res_max_v112,
     uninherited_words_v112,
 )
 
@@ -83,9 +85,10 @@ class CapacityTree(CapacityBase):
                 return QueueAttr.from_fixed(q, fixed)
             attr = flat_limits(QueueAttr(q), q, unguaranteed)
             attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
-            attr.deserved = res_max(attr.deserved, attr.guarantee)
+            # before PR #4347 (v1.13.0) helpers.Max dropped 0 scalars (capacity.go:L366 @v1.12.0)
+            attr.deserved = (res_max_v112 if ssn.options.older("pr4347") else res_max)(attr.deserved, attr.guarantee)
             if kept is not None:  # from now on read-only: shared with the next sessions' attributes
-                attr.fixed = kept[q.name] = FixedNumbers(attr)
+                attr.fixed = kept[q.name] = FixedNumbers(attr, self.best_effort_share)
             return attr
 
         self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None, ssn.options.older("pr5130"))
@@ -93,7 +96,7 @@ class CapacityTree(CapacityBase):
             clip_flat_deserved_v111(self)
         for name, attr in self.attrs.items():
             if name not in taken:  # (a taken attribute holds the share of the same numbers already)
-                update_share(attr)
+                update_share(attr, self.best_effort_share)
         self._flat_taken = taken
         if cache is not None:
             last.clear()
@@ -144,7 +147,7 @@ class CapacityTree(CapacityBase):
                 self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
                 ssn.notes.extend(fixed.notes)
                 for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
-                    update_share(attrs[name])
+                    update_share(attrs[name], self.best_effort_share)
                 return None
             # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
             # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
@@ -199,11 +202,12 @@ class CapacityTree(CapacityBase):
         if cache is not None and key is not None and self.ready and not ssn.options.older("pr3946"):
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
-                {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
+                {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
+                ssn.notes[notes_before:])
             tree.leaves = self._leaves if exact else None
             tree.leaves_of = ssn.jobs
         for attr in self.attrs.values():
-            update_share(attr)
+            update_share(attr, self.best_effort_share)
 
     def _accumulate_stepwise(self) -> bool:
         """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
@@ -263,7 +267,9 @@ class CapacityTree(CapacityBase):
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children and self._stall_before_4864(
-                f"children of {parent.name} deserve more than it does", parent.name, "spec.deserved"):
+                f"children of {parent.name} deserve more than it does: their deserved adds up to "
+                f"{self._sum_text(sum_d)}, its own is {self._sum_text(parent.deserved)}"
+                + dropped_zero_words_v112(self, parent, sum_d), parent.name, "spec.deserved"):
             return
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
@@ -271,7 +277,9 @@ class CapacityTree(CapacityBase):
                                   f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children and self._stall_before_4864(
-                f"children of {parent.name} guarantee more than it does", parent.name, "spec.guarantee"):
+                f"children of {parent.name} guarantee more than it does: their guarantee adds up to "
+                f"{self._sum_text(sum_g)}, its own is {self._sum_text(parent.guarantee)}", parent.name,
+                "spec.guarantee"):
             return
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "

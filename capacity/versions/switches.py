@@ -66,11 +66,11 @@ SWITCHES: tuple[Switch, ...] = (
            "realCapability",
            "the root queue's capability, deserved and realCapability were always the cluster total, even when "
            "root set a capability, and each child's deserved was clipped to its realCapability"),
-    Switch("pr4347", 4347, "v1.13.0", "hierarchy",
-           "a scalar set to 0 in a queue's deserved stays 0 when raised to its guarantee, so a zero scalar in "
-           "deserved passes the hierarchy check (also in v1.12.3 and later v1.12 patches)",
-           "raising deserved to the guarantee (helpers.Max) dropped every scalar set to 0, so a queue whose "
-           "children deserved a 0 scalar it no longer named failed the hierarchy check and stopped capacity"),
+    Switch("pr4347", 4347, "v1.13.0", "capacity",
+           "a scalar a queue's deserved sets to 0 stays 0 when deserved is raised to the guarantee (also in "
+           "v1.12.3 and later v1.12 patches)",
+           "raising deserved to the guarantee (helpers.Max) dropped every scalar set to 0: a flat queue's 0 read "
+           "as unlimited, and a parent whose children deserved a 0 scalar failed the hierarchy check"),
     Switch("pr4504", 4504, "v1.13.0", "hierarchy",
            "a child queue's capability takes every scalar of its parent's that it does not name",
            "a child queue's capability took only cpu and memory from its parent's, never a scalar, so a queue "
@@ -82,8 +82,8 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("pr4865", 4865, "v1.14.0", "capacity",
            "a best-effort queue (no deserved) has share 1, and of two queues with the same share the one with "
            "a deserved goes first",
-           "a best-effort queue's share was 0 whatever it held, so it went before every queue with a deserved, "
-           "and equal shares were a tie"),
+           "a best-effort queue's share was 0 whatever it held, so it went before every queue already using "
+           "some of its deserved, and equal shares tied"),
     Switch("pr4919", 4919, "v1.14.0", "reclaim",
            "capacity's victims share a requested dimension with the reclaimer and are over deserved on a "
            "dimension they use; a pod using nothing its queue deserves is a victim at once",
