@@ -534,9 +534,10 @@ def root_capability(capability: Resource | None, total: Resource) -> Resource:
 
 
 def inherit_capability(child: Resource, parent: Resource, scalars: bool = True) -> None:
-    """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0,
-    and every scalar of the parent's it does not set (changes `child`). `scalars` False: before PR #4504
-    (v1.13.0) only cpu and memory were taken (capacity.go:L665-671 @v1.12.0)."""
+    """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0 (PR
+    #3917: every selectable release, from v1.11.0 on), and every scalar of the parent's it does not set (changes
+    `child`). `scalars` False: before PR #4504 (v1.13.0) only cpu and memory were taken (capacity.go:L665-671
+    @v1.12.0)."""
     if child.cpu <= 0:
         child.cpu = parent.cpu
     if child.memory <= 0:

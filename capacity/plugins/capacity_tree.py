@@ -247,13 +247,13 @@ class CapacityTree(CapacityBase):
             over, names = c.capability.greater_partly(pcap, INFINITY)
             if self.ssn.options.older("pr5176"):
                 over, names = parent_less_partly_v114(pcap, c.capability)
-            if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
-                                                f"on {', '.join(names)}" + uninherited_words_v112(self, parent, names),
-                                                c.name, "spec.capability"):
+            why = (f"queue {c.name} capability exceeds its parent {parent.name}'s on {', '.join(names)}: "
+                   f"{self._over_text(c.capability, pcap, names)}" + self._root_total_words(parent)) if over else ""
+            if over and self._stall_before_4864(why + uninherited_words_v112(self, parent, names), c.name,
+                                                "spec.capability"):
                 return
             if over:
-                self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
-                                      f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
+                self.ssn.notes.append(f"capacity: {why} (Volcano only logs this)")
         if parent.name == ROOT and not self.ssn.options.seed004_root_init:
             parent.guarantee = sum_g
             parent.deserved = sum_d
@@ -298,6 +298,26 @@ class CapacityTree(CapacityBase):
             return False
         self._stall(f"{self.ssn.options.older_words('pr4864')}: {why}", f"Queue/{queue}", fld)
         return True
+
+    def _over_text(self, child: Resource, parent: Resource, names: list[str]) -> str:
+        """'cpu 100 > 16, nvidia.com/gpu 4 > unset' for the dimensions a child's capability exceeds its parent's
+        on, in the input's units ("unset" for a scalar the parent does not name)."""
+        from capacity.plugins.figures import amount, value_of
+        st = getattr(self.ssn.cluster, "unit_styles", None)
+        have = parent.scalars or {}
+        return ", ".join(f"{n} {amount(n, value_of(child, n), st)} > "
+                         + (amount(n, value_of(parent, n), st) if n in ("cpu", "memory") or n in have else "unset")
+                         for n in names)
+
+    def _root_total_words(self, parent: QueueAttr) -> str:
+        """' (root's capability is the cluster total ...)' where the build filled it so (seed 004, before PR
+        #4973), for a capability check against root."""
+        spec = self.ssn.queues[parent.name].capability
+        if parent.name != ROOT or not self.ssn.options.seed004_root_init:
+            return ""
+        if spec is None or spec.is_empty() or self.ssn.options.older("pr4354"):
+            return f" (root's capability is the cluster total: {self.ssn.options.older_words('pr4973')})"
+        return ""
 
     def _sum_text(self, r: Resource) -> str:
         """'cpu 4, memory 4Gi' in the input's units, for a session note."""
