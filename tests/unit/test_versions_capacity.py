@@ -202,3 +202,40 @@ def test_3917_is_in_every_release_an_unset_child_cpu_is_inherited_on_v111(tmp_pa
     out = simulate(load_cluster_file(str(big)), 1, None, SessionOptions(lacking=v.lacking, version=v.label)).as_json()
     assert out["binds"] == {"default/vcjob-1-task-0": "n1"}
     assert out["queues"]["root-sub1-sub1"]["capability"]["cpu"] == 100000
+
+
+OLD_RELEASES = ["1.11", "1.12", "1.13", "1.14", "1.15"]
+
+
+def _random_confs() -> dict[str, Any]:
+    from tests.unit.test_capacity_heap import FLAT
+    from tests.unit.test_nodefit import CONFS
+    return {"hierarchy": CONFS["hierarchy"], "flat": FLAT, "proportion": CONFS["proportion"]}
+
+
+@pytest.mark.parametrize("release", OLD_RELEASES)
+@pytest.mark.parametrize("conf", ["hierarchy", "flat", "proportion"])
+def test_engines_agree_on_random_clusters_through_the_simulator_on_older_releases(
+        release: str, conf: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older release through the Simulator (the accelerated engine's SnapshotCache hands its queue tree and
+    leaves from cycle to cycle, keyed by the switches) decides, cycle after cycle, as the reference engine."""
+    from capacity.simulation.sim import SimOptions, Simulator
+    from tests.unit.test_nodefit import random_cluster
+    objs = random_cluster(21, _random_confs()[conf], nodes=10, jobs=40)
+    v = version(release)
+    got = []
+    for engine in ("reference", "accelerated"):
+        monkeypatch.setenv("CAPACITY_LAB_ENGINE", engine)
+        sim = Simulator(load_objects(objs), SimOptions(event_driven=False,
+                                                       session=SessionOptions(lacking=v.lacking, version=v.label)),
+                        trace=Trace(enabled=True))
+        rows = []
+        for _ in range(4):
+            rec = sim.step()
+            if rec is None:
+                break
+            c = rec.result
+            rows.append((c.binds, c.evicted, c.pipelined, c.podgroup_phases, c.queues, c.notes))
+        got.append(rows)
+    assert got[0] == got[1] and got[0]
+    assert any(row[0] for row in got[0]) or any("(before PR #" in n for row in got[0] for n in row[5])
