@@ -238,4 +238,5 @@ def test_engines_agree_on_random_clusters_through_the_simulator_on_older_release
             rows.append((c.binds, c.evicted, c.pipelined, c.podgroup_phases, c.queues, c.notes))
         got.append(rows)
     assert got[0] == got[1] and got[0]
-    assert any(row[0] for row in got[0]) or any("(before PR #" in n for row in got[0] for n in row[5])
+    if conf != "hierarchy" or release >= "1.14":  # (before PR #4864 this random tree stops capacity)
+        assert any(row[0] for row in got[0])
