@@ -240,3 +240,35 @@ def test_engines_agree_on_random_clusters_through_the_simulator_on_older_release
     assert got[0] == got[1] and got[0]
     if conf != "hierarchy" or release >= "1.14":  # (before PR #4864 this random tree stops capacity)
         assert any(row[0] for row in got[0])
+
+
+def _hierarchical_5130(tmp_path: Path) -> Path:
+    """The PR #5130 case with q1 under a parent in a queue tree (buildHierarchicalQueueAttrs has the same rule,
+    capacity.go:L594-596 @v1.14.0)."""
+    text = (CASES / "pr5130-capacity-inqueue-counted-twice-v1.14" / "cluster.yaml").read_text()
+    text = text.replace("      - name: capacity\n", "      - name: capacity\n        enableHierarchy: true\n")
+    text = text.replace("spec: {weight: 1, reclaimable: true, capability: {cpu: \"4\", memory: 8Gi}}",
+                        "spec: {weight: 1, reclaimable: true, parent: team, capability: {cpu: \"4\", memory: 8Gi}}")
+    text += ("---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: root}\nspec: {weight: 1}\n"
+             "status: {state: Open}\n---\napiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\n"
+             "metadata: {name: team}\nspec: {weight: 1, parent: root, capability: {cpu: \"4\", memory: 8Gi}}\n"
+             "status: {state: Open}\n")
+    path = tmp_path / "hier.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("release,bound", [("1.14", False), ("1.15", True)])
+def test_hierarchical_capacity_counts_the_inqueue_job_twice_until_v114(tmp_path: Path, release: str, bound: bool,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = _hierarchical_5130(tmp_path)
+    v = version(release)
+    got = []
+    for engine in ("reference", "accelerated"):
+        monkeypatch.setenv("CAPACITY_LAB_ENGINE", engine)
+        out = simulate(load_cluster_file(str(path)), 1, Trace(enabled=True),
+                       SessionOptions(lacking=v.lacking, version=v.label))
+        got.append((out.as_json(), [r.as_dict() for c in out.cycles for r in c.records]))
+    assert got[0] == got[1]
+    assert ("ns1/pb1" in got[0][0]["binds"]) == bound
+    assert got[0][0]["queues"]["team"]["inqueue"]["cpu"] == (1000 if bound else 3000)
