@@ -208,7 +208,7 @@ def best_effort_share_words_v113(plugin: Any) -> str:
 def res_max_v112(l: Resource, r: Resource) -> Resource:  # noqa: E741 - Go's parameter names
     """helpers.Max before PR #4347 (v1.13.0; v1.12.3 has it too): only scalars above 0 were taken, so a scalar
     0 on both sides (or 0 on one and unset or negative on the other) was dropped from the result
-    (pkg/scheduler/api/helpers/helpers.go:L56-71 @v1.12.0). `res_max` less the scalars it sets to 0."""
+    (pkg/scheduler/api/helpers/helpers.go:L47-73 @v1.12.0). `res_max` less the scalars it sets to 0."""
     out = res_max(l, r)
     if out.scalars:
         out.scalars = {k: v for k, v in out.scalars.items() if v != 0}
