@@ -164,17 +164,16 @@ def clip_flat_deserved_v111(plugin: Any) -> None:
         update_share(attr, plugin.best_effort_share)
 
 
-def whole_inqueue_words_v114(plugin: Any, held: list[str], failed: list[str]) -> tuple[str, dict[str, Any]]:
+def whole_inqueue_words_v114(plugin: Any, held: list[str], failed: list[str]) -> tuple[str, dict[str, Any]] | None:
     """An enqueue refusal's words on the inqueue figure before PR #5130 (v1.15.0): capacity added an Inqueue
     job's whole minResources, also what its allocated pods already held and `allocated` counts too
     (capacity.go:L467-471, L594-596 @v1.14.0). Names the switch (and returns `switch=`) when such a job's
-    allocated pods hold some of a `failed` dimension; else the plain words."""
-    from capacity.plugins.capacity_figures import inqueue_words
+    allocated pods hold some of a `failed` dimension; else None (the plain words apply)."""
     jobs = plugin.ssn.jobs
     twice = [uid for uid in held if jobs[uid].phase == PodGroupPhase.INQUEUE
              and any(value_of(jobs[uid].allocated, n) > 0 for n in failed)]
     if not twice:
-        return inqueue_words(held), {}
+        return None
     names = ", ".join(twice)
     shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
     held_words = f"; inqueue is the minResources of the admitted job{'s' if len(held) > 1 else ''} {shown}"
