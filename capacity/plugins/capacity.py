@@ -276,8 +276,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
                     under = {x.name for x in self.attrs.values() if x is a or a in x.ancestors}
                     whole = self.ssn.options.older("pr5130")  # capacity.go:L467-471 @v1.14.0
                     held = inqueue_jobs(self, under, whole) if any(value_of(a.inqueue, n) for n in failed) else []
-                    got = whole_inqueue_words_v114(self, held, failed) if whole else None
-                    words, older = got if got is not None else (inqueue_words(held), {})
+                    said = whole_inqueue_words_v114(self, held, failed) if whole else None
+                    words, older = said if said is not None else (inqueue_words(held), {})
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
