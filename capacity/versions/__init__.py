@@ -13,5 +13,5 @@ def older_words(switch_id: str, version_label: str) -> str:
     names the switch that made a decision differ from HEAD."""
     s = BY_ID[switch_id]
     from capacity.versions.releases import backported
-    when = "not in a release yet" if s.release == "HEAD" else s.release + backported(switch_id)
+    when = "not in a release yet" if s.release == "HEAD" else s.release + backported(switch_id, inside=True)
     return f"{version_label}: {s.before} (before PR #{s.pr}, {when})"

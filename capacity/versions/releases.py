@@ -120,7 +120,11 @@ def choice(label: str) -> str:
     return HEAD if label.strip().lower() == HEAD else label.strip().lstrip("vV")
 
 
-def backported(switch_id: str) -> str:
-    """" (backported to v1.13.1)" when the switch reached an older branch in a patch release, else ""."""
+def backported(switch_id: str, inside: bool = False) -> str:
+    """" (backported to v1.13.1)" when the switch reached an older branch in a patch release, else "";
+    `inside` a parenthesis already: "; backported to v1.13.1"."""
     tags = BACKPORTS.get(switch_id, ())
-    return f" (backported to {', '.join('v' + t for t in tags)})" if tags else ""
+    if not tags:
+        return ""
+    said = f"backported to {', '.join('v' + t for t in tags)}"
+    return f"; {said}" if inside else f" ({said})"

@@ -77,7 +77,7 @@ def test_simulate_on_v113_reproduces_the_old_decision_and_the_trace_names_the_ch
     reasons = [r for line in trace.read_text().splitlines() for r in json.loads(line).get("reasons", [])]
     named = [r for r in reasons if "pr4659" in json.dumps(r)]
     assert named and "v1.13.0: capacity required every requested dimension" in named[0]["text"]
-    assert "(before PR #4659, v1.14.0 (backported to v1.13.1))" in named[0]["text"]
+    assert "(before PR #4659, v1.14.0; backported to v1.13.1)" in named[0]["text"]
 
 
 def test_explain_names_the_change_and_the_release_that_has_it() -> None:
