@@ -18,6 +18,7 @@ from capacity.versions.cli import session_kwargs
 from capacity.versions.diff import VersionDiff, compare_releases
 from ui.state import get_workspace
 from ui.text import md_escape
+from ui.views import treemap_levels
 from ui.widgets import scenario_caption
 
 ws = get_workspace()
@@ -78,6 +79,9 @@ def _side_outcome(side: Side, metric: str, resource: str, key: str) -> None:
     st.metric("Evictions", len(side.evicted))
     if side.queues_next:
         tm = treemap(side.queues_next, metric, resource)
+        levels = treemap_levels(tm.figure, len(side.queues_next))  # as the Treemaps page: opened by clicking
+        if levels:
+            st.caption(levels)
         st.plotly_chart(tm.figure, key=f"cmp_treemap_{key}", width="stretch")
     else:
         st.info("No queue numbers (no queue plugin, or proportion with no jobs).", icon=":material/info:")

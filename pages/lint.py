@@ -1,17 +1,22 @@
 """Lint: the checks of `python -m capacity lint` on the current scenario (or pasted YAML), grouped by severity,
-each with the object, the field, and what Volcano does about it."""
+each with the object, the field, and what Volcano does about it. A few hundred queues can make hundreds of
+findings: each severity's table is sent a page at a time, and a search box narrows them on the server."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from capacity.analysis.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text
+from capacity.analysis.views_paging import PAGE_SIZE, counts_by, search_rows
 from capacity.core.errors import InputError
+from ui.paging import paged_table
 from ui.state import Problem, get_workspace
 from ui.widgets import scenario_caption, show_problem
 
 ws = get_workspace()
 PASTED_KEY = "lint_pasted"
+#: The columns the search box looks in.
+SEARCHED = ("object", "field", "rule", "problem")
 
 
 def _rows(findings: list[Finding]) -> list[dict[str, str]]:
@@ -20,6 +25,8 @@ def _rows(findings: list[Finding]) -> list[dict[str, str]]:
 
 
 def _show(findings: list[Finding], key: str) -> None:
+    """Counts per severity, then each severity's findings a page at a time, narrowed on the server by one search
+    box (object, field, rule or problem); a group longer than a page says how many findings each rule made."""
     c = counts(findings)
     m1, m2, m3 = st.columns(3)
     m1.metric("Errors", c["error"])
@@ -27,11 +34,23 @@ def _show(findings: list[Finding], key: str) -> None:
     m3.metric("Info", c["info"])
     if not findings:
         st.success("No findings: Volcano takes this configuration as written.", icon=":material/check_circle:")
+        return
+    search = ""
+    if len(findings) > PAGE_SIZE:
+        search = st.text_input("Object, field, rule or problem contains", key=f"{key}_search",
+                               placeholder="e.g. a queue name or a rule id")
     for severity in SEVERITIES:
         group = [f for f in findings if f.severity == severity]
-        if group:
-            st.subheader(f"{severity.capitalize()} ({len(group)})")
-            st.dataframe(_rows(group), hide_index=True, key=f"{key}_{severity}")
+        if not group:
+            continue
+        st.subheader(f"{severity.capitalize()} ({len(group)})")
+        if len(group) > PAGE_SIZE:
+            st.caption(" · ".join(f"{r['count']:,} {r['rule']}" for r in counts_by(_rows(group), "rule")))
+        rows = search_rows(_rows(group), search, SEARCHED)
+        if not rows:
+            st.caption(f"None of the {len(group):,} contains {search.strip()!r}.")
+            continue
+        paged_table(rows, f"{key}_{severity}", noun="findings")
 
 
 def _lint_pasted() -> None:

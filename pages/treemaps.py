@@ -7,12 +7,10 @@ import streamlit as st
 from capacity.analysis.charts import TREEMAP_METRICS, overflow_message, resource_names, treemap
 from ui.state import get_workspace
 from ui.text import md_escape
+from ui.views import treemap_levels
 from ui.widgets import no_numbers_reason, queue_numbers_picker, scenario_caption
 
 ws = get_workspace()
-#: A tree with more queues than this is drawn a few levels at a time.
-TREE_OPEN_QUEUES = 40
-TREEMAP_LEVELS = 2
 
 st.title("Treemaps")
 scenario_caption(ws)
@@ -31,10 +29,9 @@ if tm.branchvalues == "remainder":
 if tm.empty:
     st.info(f"Every queue's {metric} on {md_escape(resource)} is zero: there is nothing to draw.",
             icon=":material/info:")
-if len(numbers) > TREE_OPEN_QUEUES:  # a few levels at a time: a click on a tile opens it, the top bar goes back
-    tm.figure.update_traces(maxdepth=TREEMAP_LEVELS)
-    st.caption(f"{len(numbers)} queues: {TREEMAP_LEVELS} levels drawn at a time; click a tile to open the queues "
-               "below it, the bar at the top to go back up.")
+levels = treemap_levels(tm.figure, len(numbers))  # a large tree: a few levels at a time, opened by clicking
+if levels:
+    st.caption(levels)
 st.plotly_chart(tm.figure, key="treemap", width="stretch")
 when = st.session_state.get("treemaps_numbers", 0)
 st.caption(("Numbers at the opening of the next session. " if not when else

@@ -6,18 +6,18 @@ each page, but on a freshly started server a direct link such as `/scenario` can
 some session has called `st.navigation`. Creating the workspace lazily here, rather than only in
 `app.py`, makes every page work either way.
 
-`Workspace` itself is plain Python (no Streamlit), so its behaviour is tested without a browser: the
-current cluster, the history of simulated cycles (a copy of the cluster before each one, the engine's
-`CycleResult` and, once something reads it, the decision trace: `Step.records`), the scenario's name,
-and the last error next to the input that caused it. Loading parses first and replaces the scenario only
-on success, so a bad upload never loses the previous valid state.
+`Workspace` itself is plain Python (no Streamlit), so its behaviour is tested without a browser. It holds the UI's
+state (the scenario's name, the last error next to the input that caused it, drafts and notices of the edit forms)
+and delegates the cycles, rewinds, undo, branches and queue numbers to the engine's timelines
+(`capacity.simulation.timeline`, whose cycles are `capacity.simulation.steps.Step`s). Loading parses first and
+replaces the scenario only on success, so a bad upload never loses the previous valid state.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,11 @@ import streamlit as st
 from capacity.analysis.lint import Finding, lint
 from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
 from capacity.core.cluster import Cluster
-from capacity.core.errors import InputError, ResourceUnderflow
-from capacity.core.trace import Record, Trace
-from capacity.framework.session import CycleResult, SessionOptions
+from capacity.core.errors import InputError
+from capacity.framework.session import SessionOptions
 from capacity.io.k8s import load_cluster
-from capacity.scheduler import gc_paused, open_session, run_cycle
-from capacity.simulation.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
+from capacity.simulation.steps import DecisionsDiffer, QueueNumbers, Step, replay_records
+from capacity.simulation.timeline import UNDO_DEPTH, CycleRefused, EditEntry, Snapshot, Timeline, Timelines, Until
 from capacity.versions.cli import known_or_none, session_kwargs
 
 #: The single session-state key that holds the workspace.
@@ -39,7 +38,10 @@ WORKSPACE_KEY = "workspace"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 DEFAULT_SCENARIO = "default"
 
-QueueNumbers = dict[str, dict[str, Any]]
+#: The public names, including the engine's (capacity.simulation) that pages and tests read from here.
+__all__ = ["DEFAULT_SCENARIO", "FIXTURES", "UNDO_DEPTH", "WORKSPACE_KEY", "DecisionsDiffer", "EditEntry", "PendingFix",
+           "Problem", "QueueNumbers", "Snapshot", "Step", "Timeline", "Until", "Workspace", "fixture_description",
+           "fixture_names", "get_workspace", "new_workspace", "option_names", "read_decisions", "replay_records"]
 
 
 def fixture_names() -> list[str]:
@@ -70,98 +72,6 @@ class Problem:
         return ": ".join(part for part in (self.obj, self.field, self.message) if part)
 
 
-class DecisionsDiffer(Exception):
-    """The traced re-run of a cycle decided otherwise than the cycle did: its records would explain other
-    decisions than the ones shown, so none are shown. The engine guarantees this never happens (a trace never
-    changes a decision: tests/unit/test_engines_agree.py); if it does, it is a bug."""
-
-    def __init__(self, cycle: int, what: str) -> None:
-        super().__init__(f"cycle {cycle}: {what}")
-        self.cycle = cycle
-        self.message = (f"re-reading this cycle with its decision records gave other {what} than the cycle "
-                        "itself; its records are not shown. This is a bug in Capacity Lab.")
-
-
-@dataclass(eq=False)
-class Step:
-    """One simulated cycle: the cluster as it was before it, what the engine decided, and why.
-
-    A cycle runs untraced (at S1 a traced cycle costs 2-4x an untraced one). Its decision records are built
-    the first time something reads `records`: the cycle runs again, traced, on a copy of `before` with the same
-    options (`replay_records`); a trace never changes a decision, and the re-run is checked to have decided
-    the same. A step given its records (a lesson's simulator cycle, which cannot be re-run alone) keeps them.
-    """
-
-    cycle: int
-    before: Cluster
-    result: CycleResult
-    #: the decision records once built (None: not yet; `records` builds them)
-    traced: list[Record] | None = field(default=None, repr=False)
-    #: the options the cycle ran with, for the traced re-run
-    options: SessionOptions | None = field(default=None, repr=False)
-    #: the Decisions page's index of `records` (ui.views.record_index), built when first asked for
-    index: Any = field(default=None, repr=False, compare=False)
-    #: why the re-run's records are refused (DecisionsDiffer), kept so it is not run again
-    refused: DecisionsDiffer | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def has_records(self) -> bool:
-        """True when reading `records` costs nothing (built already, or refused)."""
-        return self.traced is not None or self.refused is not None
-
-    @property
-    def records(self) -> list[Record]:
-        """The cycle's decision records; raises DecisionsDiffer if the traced re-run decided otherwise."""
-        if self.refused is not None:
-            raise self.refused
-        if self.traced is None:
-            try:
-                self.traced = replay_records(self)
-            except DecisionsDiffer as err:
-                self.refused = err
-                raise
-        return self.traced
-
-
-def replay_records(step: Step) -> list[Record]:
-    """Run `step`'s cycle again, traced, from a copy of the cluster before it, with the options it ran with;
-    the records, once its binds, evictions, pipelined jobs and PodGroup phases are checked to be the cycle's."""
-    trace = Trace(enabled=True)
-    trace.cycle = step.cycle
-    cluster = step.before.copy_state()  # (a cycle without write-back changes no pod; copied all the same)
-    got = run_cycle(cluster, trace, step.options, write_back=False)
-    del cluster
-    want = step.result
-    for what, a, b in (("binds", got.binds, want.binds), ("evictions", list(got.evicted), list(want.evicted)),
-                       ("pipelined jobs", got.pipelined, want.pipelined),
-                       ("PodGroup phases", got.podgroup_phases, want.podgroup_phases)):
-        if a != b:
-            raise DecisionsDiffer(step.cycle, what)
-    return trace.records
-
-
-@dataclass
-class Snapshot:
-    """What an undo brings back: the timeline as it was before an edit or a rewind."""
-
-    label: str
-    cluster: Cluster
-    history: list[Step]
-    edits: list[EditEntry]
-    #: the form whose edit this undoes ("" for a rewind)
-    form: str = ""
-
-
-@dataclass
-class Timeline:
-    """A kept timeline (not the one shown): its cluster, cycles, edits and undo stack."""
-
-    cluster: Cluster
-    history: list[Step]
-    edits: list[EditEntry]
-    undo: list[Snapshot]
-
-
 @dataclass
 class PendingFix:
     """A refused edit with a known fix: the fix, and the edit to retry once the fix is applied."""
@@ -173,53 +83,91 @@ class PendingFix:
     notice: str
 
 
-#: How many undo steps a timeline keeps.
-UNDO_DEPTH = 30
-
-
-@dataclass
 class Workspace:
-    scenario: str
-    cluster: Cluster
-    history: list[Step] = field(default_factory=list)
-    errors: dict[str, Problem] = field(default_factory=dict)
-    options: SessionOptions = field(default_factory=SessionOptions)
-    # ---- editing state (see `edit`): plain data, so it survives page switches ----
-    #: lint findings of the cluster after the last accepted edit (shown next to the objects they name)
-    findings: list[Finding] = field(default_factory=list)
-    #: what the user typed into a form whose edit was refused, per form, to show it again
-    drafts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    #: one line saying what the last accepted edit of a form did, per form
-    notices: dict[str, str] = field(default_factory=dict)
-    #: bumped by every accepted edit: forms re-read the cluster when it changes
-    revision: int = 0
-    #: cached "what would have to change" answers (capacity.analysis.whatif.WhatIf), per (cycle, job)
-    whatif: dict[tuple[int, str], Any] = field(default_factory=dict)
-    findings_key: tuple[int, ...] = ()
-    #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
-    numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    #: step through capacity.simulation.sim (pods run, evictions trigger the jobs' PodEvicted policies) rather
-    #: than plain cycles: a lesson opened here runs exactly as it did in the lesson
-    lifecycle: bool = False
-    sim: Any = field(default=None, repr=False, compare=False)
-    sim_base: int = 0  # the workspace cycle the simulator started at (it counts its own cycles from 0)
-    # ---- timeline: edits between cycles, undo, kept timelines (see capacity.simulation.timeline) ----
-    #: accepted edits of this timeline, in order, each with the cycle it was made after
-    edits: list[EditEntry] = field(default_factory=list)
-    #: snapshots to go back to, the latest last
-    undo_stack: list[Snapshot] = field(default_factory=list)
-    #: the name of the timeline shown, and the others kept
-    timeline: str = "main"
-    timelines: dict[str, Timeline] = field(default_factory=dict)
-    #: refused edits that have a one-click fix, per form
-    fixes: dict[str, PendingFix] = field(default_factory=dict)
-    #: the answer model's last run (ui.answers.workspace_run): (last step, (cycle, first cycle), run)
-    answer_run: Any = field(default=None, repr=False, compare=False)
-    #: the release named by the loaded dump's volcano-scheduler image ("1.13.2"), if any (capacity/versions)
-    detected_version: str | None = None
-    #: the text (and separate configuration) the scenario was loaded from: what the reality check compares
-    loaded_text: str | None = field(default=None, repr=False, compare=False)
-    loaded_conf: str | None = field(default=None, repr=False, compare=False)
+    """What one browser session works on: which scenario, the timelines of cycles and edits run on it (the
+    engine's `capacity.simulation.timeline.Timelines`), and the UI's own state: errors next to their inputs,
+    drafts of refused edits, notices, pending fixes, and the options the next cycle runs with.
+
+    The cycles, rewinds, undo, branches and queue numbers are the timeline's; the methods here delegate to it and
+    turn what the engine refuses into a Problem to show.
+    """
+
+    def __init__(self, scenario: str, cluster: Cluster, options: SessionOptions | None = None) -> None:
+        self.scenario = scenario
+        self.lines = Timelines(cluster)
+        self.errors: dict[str, Problem] = {}
+        self.options = options if options is not None else SessionOptions()
+        # ---- editing state (see `edit`): plain data, so it survives page switches ----
+        #: lint findings of the cluster after the last accepted edit (shown next to the objects they name)
+        self.findings: list[Finding] = []
+        self.findings_key: tuple[int, ...] = ()
+        #: what the user typed into a form whose edit was refused, per form, to show it again
+        self.drafts: dict[str, dict[str, Any]] = {}
+        #: one line saying what the last accepted edit of a form did, per form
+        self.notices: dict[str, str] = {}
+        #: bumped by every accepted edit and time travel: forms re-read the cluster when it changes
+        self.revision = 0
+        #: cached "what would have to change" answers (capacity.analysis.whatif.WhatIf), per (cycle, job)
+        self.whatif: dict[tuple[int, str], Any] = {}
+        #: refused edits that have a one-click fix, per form
+        self.fixes: dict[str, PendingFix] = {}
+        #: step through capacity.simulation.sim (pods run, evictions trigger the jobs' PodEvicted policies)
+        #: rather than plain cycles: a lesson opened here runs exactly as it did in the lesson
+        self.lifecycle = False
+        #: the answer model's last run (ui.answers.workspace_run): (last step, (cycle, first cycle), run)
+        self.answer_run: Any = None
+        #: the release named by the loaded dump's volcano-scheduler image ("1.13.2"), if any (capacity/versions)
+        self.detected_version: str | None = None
+        #: the text (and separate configuration) the scenario was loaded from: what the reality check compares
+        self.loaded_text: str | None = None
+        self.loaded_conf: str | None = None
+
+    def __repr__(self) -> str:
+        return f"Workspace({self.scenario!r}, cycle {self.cycle}, timeline {self.timeline!r})"
+
+    # ---- the shown timeline (capacity.simulation.timeline) -----------------------------------------
+    @property
+    def line(self) -> Timeline:
+        """The timeline shown."""
+        return self.lines.current
+
+    @property
+    def cluster(self) -> Cluster:
+        """The cluster now, on the timeline shown."""
+        return self.lines.current.cluster
+
+    @property
+    def history(self) -> list[Step]:
+        """The cycles run on the timeline shown, cycle k at index k - 1."""
+        return self.lines.current.history
+
+    @property
+    def edits(self) -> list[EditEntry]:
+        return self.lines.current.edits
+
+    @property
+    def undo_stack(self) -> list[Snapshot]:
+        return self.lines.current.undo_stack
+
+    @property
+    def sim(self) -> Any:
+        """The lifecycle simulator of the timeline shown (None: plain cycles, or not started)."""
+        return self.lines.current.sim
+
+    @property
+    def timeline(self) -> str:
+        """The name of the timeline shown."""
+        return self.lines.name
+
+    @property
+    def timelines(self) -> dict[str, Timeline]:
+        """The timelines kept (not shown), by name."""
+        return self.lines.kept
+
+    @property
+    def cycle(self) -> int:
+        """How many cycles have run on the timeline shown."""
+        return self.lines.current.cycle
 
     # ---- scenario ---------------------------------------------------------------------------
     def load_text(self, text: str, *, name: str, source: str, input_key: str, conf_text: str | None = None) -> bool:
@@ -233,15 +181,13 @@ class Workspace:
             self.errors[input_key] = Problem.from_error(err)
             return False
         self.scenario = name
-        self.cluster = cluster
-        self.history = []
-        self.errors = {}
-        self.lifecycle, self.sim = False, None
-        self.edits, self.undo_stack, self.timelines, self.timeline = [], [], {}, "main"
-        self.fixes, self.notices = {}, {}
         # Nothing of the previous scenario stays reachable (its clusters and records are large at scale).
+        self.lines = Timelines(cluster)
+        self.errors = {}
+        self.lifecycle = False
+        self.fixes, self.notices = {}, {}
         self.whatif.clear()
-        self.numbers_memo, self.answer_run = None, None
+        self.answer_run = None
         self.drafts, self.findings, self.findings_key = {}, [], ()
         self.detected_version = cluster.scheduler_version
         release = known_or_none(self.detected_version)
@@ -280,11 +226,8 @@ class Workspace:
                 self.fixes[input_key] = PendingFix(err.fix, fn, args, kwargs, notice)
             return False
         label = " ".join(notice.replace("`", "").split()) or fn.__name__.replace("_", " ")
-        self._remember(f"edit: {label}", input_key)
-        self.edits.append(EditEntry(self.cycle, label))
+        self.line.edit(label, edited.cluster, input_key)
         self.fixes.pop(input_key, None)
-        self.cluster = edited.cluster
-        self.sim = None  # a simulator owns its cluster: the next step starts a fresh one on the edited cluster
         self.findings = edited.findings
         self.revision += 1
         self.findings_key = (self.revision, id(self.cluster), self.cycle)
@@ -307,29 +250,15 @@ class Workspace:
                          **pending.kwargs)
 
     # ---- undo -------------------------------------------------------------------------------
-    def _remember(self, label: str, form: str = "") -> None:
-        self.undo_stack.append(Snapshot(label, self.cluster.copy_state(), list(self.history), list(self.edits), form))
-        del self.undo_stack[:-UNDO_DEPTH]
-
     def undo_label(self) -> str:
         """What "Undo" would do, in words (with the cycles it also drops), or "" when there is nothing to undo."""
-        if not self.undo_stack:
-            return ""
-        snap = self.undo_stack[-1]
-        later = [s.cycle for s in self.history[len(snap.history):]] if len(self.history) > len(snap.history) else []
-        tail = f" (also drops cycle{'s' if len(later) > 1 else ''} {later[0]}" + \
-            (f"-{later[-1]}" if len(later) > 1 else "") + " run since)" if later else ""
-        return f"undo {snap.label}{tail}"
+        return self.line.undo_label()
 
     def undo(self) -> str:
         """Go back to before the last edit or rewind (a rewind's dropped cycles and edits come back)."""
-        if not self.undo_stack:
-            return ""
-        label = self.undo_label()
-        snap = self.undo_stack.pop()
-        self.cluster, self.history, self.edits = snap.cluster.copy_state(), list(snap.history), list(snap.edits)
-        self.sim = None  # (a lesson's simulator starts afresh from the state undone to, at the next step)
-        self._after_time_travel()
+        label = self.line.undo()
+        if label:
+            self._after_time_travel()
         return label
 
     def _after_time_travel(self) -> None:
@@ -342,39 +271,21 @@ class Workspace:
     # ---- timelines --------------------------------------------------------------------------
     def branch(self, cycle: int) -> str:
         """Keep this timeline and continue on a new one that starts after `cycle`; returns its name."""
-        if not 0 <= cycle <= self.cycle:
-            return ""
-        base = f"branch at cycle {cycle}"
-        name, n = base, 2
-        while name in self.timelines or name == self.timeline:
-            name, n = f"{base} ({n})", n + 1
-        self.timelines[self.timeline] = self._keep()
-        self.timeline = name
-        self.cluster = self.cluster_after(cycle).copy_state()
-        self.history = self.history[:cycle]
-        self.edits = [e for e in self.edits if e.at_cycle <= cycle]
-        self.undo_stack = []
-        self.sim = None  # (a lesson's simulator belongs to the timeline it ran; the branch starts its own)
-        self._after_time_travel()
+        name = self.lines.branch(cycle)
+        if name:
+            self._after_time_travel()
         return name
 
     def switch_timeline(self, name: str) -> bool:
         """Show another kept timeline; the current one is kept as it is."""
-        other = self.timelines.pop(name, None)
-        if other is None or name == self.timeline:
+        if not self.lines.switch(name):
             return False
-        self.timelines[self.timeline] = self._keep()
-        self.timeline = name
-        self.cluster, self.history, self.edits, self.undo_stack = other.cluster, other.history, other.edits, other.undo
-        self.sim = None
+        self.line.sim = None  # (as before timelines kept their simulator: the next step starts a fresh one)
         self._after_time_travel()
         return True
 
     def timeline_names(self) -> list[str]:
-        return [self.timeline, *sorted(self.timelines)]
-
-    def _keep(self) -> Timeline:
-        return Timeline(self.cluster, self.history, self.edits, self.undo_stack)
+        return self.lines.names()
 
     def findings_about(self, obj: str) -> list[Finding]:
         """Lint findings naming `obj` ("Queue/x", "Node/n", "PodGroup/ns/j"), for the current cluster."""
@@ -388,159 +299,74 @@ class Workspace:
         return self.findings
 
     # ---- simulation -------------------------------------------------------------------------
-    @property
-    def cycle(self) -> int:
-        """How many cycles have run on the current scenario."""
-        return len(self.history)
-
     def step(self) -> Step | None:
         """Run one scheduling cycle on the current cluster and remember it; None if the engine refused."""
-        before = self.cluster.copy_state()
-        if self.lifecycle:
-            return self._sim_step(before)
-        trace = Trace(enabled=False)  # the records are built when first read (Step.records)
-        trace.cycle = self.cycle + 1
         try:
-            result = run_cycle(self.cluster, trace, self.options)
-        except (InputError, ResourceUnderflow) as err:
-            self.cluster = before
-            obj = err.obj if isinstance(err, InputError) else f"cycle {trace.cycle}"
-            self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
+            step = self.line.step(self.options, self.lifecycle)
+        except CycleRefused as err:
+            self._refused(err)
             return None
-        except Exception as err:  # noqa: BLE001 - a bug must not cost the user the last good state
-            self.cluster = before
-            self.errors["simulate"] = _engine_failure(trace.cycle, err)
-            return None
-        self.errors.pop("simulate", None)
-        step = Step(trace.cycle, before, result, options=self.options)
-        self.history.append(step)
+        if step is not None:
+            self.errors.pop("simulate", None)
         return step
 
-    def _sim_step(self, before: Cluster) -> Step | None:
-        """One cycle through the simulator, the way a lesson's simulated setup runs it (capacity.authoring.lessons).
-
-        Traced as it runs: the simulator changes the cluster around the cycle (completions, arrivals, the job
-        controller) and keeps no copy of the state the cycle started from, so the cycle cannot be re-run alone
-        later. Only small lesson scenarios run this way."""
-        from capacity.simulation.sim import SimOptions, Simulator
-        if self.sim is None or self.sim.cluster is not self.cluster:
-            self.sim = Simulator(self.cluster, SimOptions(event_driven=False, session=self.options),
-                                 trace=Trace(enabled=True))
-            self.sim_base = self.cycle
-        start = len(self.sim.trace.records)
-        try:
-            rec = self.sim.step()
-        except (InputError, ResourceUnderflow) as err:
-            obj = err.obj if isinstance(err, InputError) else f"cycle {self.cycle + 1}"
-            self.errors["simulate"] = Problem(obj, getattr(err, "field", ""), getattr(err, "message", str(err)))
-            return None
-        except Exception as err:  # noqa: BLE001 - a bug must not cost the user the last good state
-            self.cluster, self.sim = before, None
-            self.errors["simulate"] = _engine_failure(self.cycle + 1, err)
-            return None
-        if rec is None:
-            return None
-        self.errors.pop("simulate", None)
-        # The simulator keeps a cycle's queue numbers apart from its result; hand them back as a plain cycle has them.
-        queues = {k: v for k, v in getattr(self.sim, "_last_numbers", {}).items() if v}
-        step = Step(self.cycle + 1, before, replace(rec.result, queues=queues), self.sim.trace.records[start:])
-        self.history.append(step)
-        return step
+    def _refused(self, err: CycleRefused) -> None:
+        cause = err.cause
+        if not err.input_error:
+            self.errors["simulate"] = _engine_failure(err.cycle, cause)
+            return
+        obj = cause.obj if isinstance(cause, InputError) else f"cycle {err.cycle}"
+        self.errors["simulate"] = Problem(obj, getattr(cause, "field", ""), getattr(cause, "message", str(cause)))
 
     def run(self, cycles: int) -> list[Step]:
         """Run up to `cycles` cycles, stopping at the first one the engine refuses."""
-        done: list[Step] = []
-        for _ in range(cycles):
-            step = self.step()
-            if step is None:
-                break
-            done.append(step)
+        try:
+            done = self.line.run(cycles, self.options, self.lifecycle)
+        except CycleRefused as err:
+            self._refused(err)
+            return err.done
+        if done:
+            self.errors.pop("simulate", None)
         return done
 
     def run_until(self, until: Until, max_cycles: int) -> tuple[list[Step], str | None]:
         """Run cycles until one meets `until` (then stop there) or `max_cycles` ran; (cycles run, why it stopped:
         the met condition's sentence, or None when it never was)."""
-        check_until(until)
-        done: list[Step] = []
-        for _ in range(max(0, min(int(max_cycles), MAX_UNTIL_CYCLES))):
-            step = self.step()
-            if step is None:
-                break
-            done.append(step)
-            # Only "queue reclaims" reads records, and only of a cycle that evicted: others trace nothing.
-            try:
-                records = step.records if until.kind == "queue-reclaim" and step.result.evicted else ()
-            except DecisionsDiffer as err:
-                raise InputError(f"cycle {err.cycle}", "decision records", err.message) from err
-            why = until_met(until, step.before, step.result, records)
-            if why is not None:
-                return done, why
-        return done, None
+        try:
+            done, why = self.line.run_until(until, max_cycles, self.options, self.lifecycle)
+        except CycleRefused as err:
+            self._refused(err)
+            return err.done, None
+        if done:
+            self.errors.pop("simulate", None)
+        return done, why
 
     def edits_dropped_by_rewind(self, cycle: int) -> list[EditEntry]:
         """The edits a rewind to after `cycle` would undo (for the page to ask before rewinding)."""
-        return dropped_by_rewind(self.edits, cycle)
+        return self.line.edits_dropped_by_rewind(cycle)
 
     def rewind(self, cycle: int) -> None:
         """Go back to the state right after `cycle` (0 = before the first cycle); later cycles are dropped, and
         so are the edits made after the next cycle (`undo` brings all of them back)."""
-        if not 0 <= cycle < self.cycle:
-            return
-        self._remember("rewind to the start" if cycle == 0 else f"rewind to cycle {cycle}")
-        if self.sim is not None and cycle >= self.sim_base:
-            self.sim.rewind(cycle - self.sim_base)  # back to the cycle with its jobs' controller state
-            self.cluster = self.sim.cluster
-            del self.history[cycle:]
-            self.edits = [e for e in self.edits if e not in dropped_by_rewind(self.edits, cycle)]
+        if self.line.rewind(cycle):
             self._after_time_travel()
-            return
-        self.sim = None
-        self.cluster = self.history[cycle].before.copy_state()
-        self.history = self.history[:cycle]
-        self.edits = [e for e in self.edits if e not in dropped_by_rewind(self.edits, cycle)]
-        self._after_time_travel()
 
     def step_at(self, cycle: int) -> Step | None:
-        return self.history[cycle - 1] if 1 <= cycle <= self.cycle else None
+        return self.line.step_at(cycle)
 
     def cluster_after(self, cycle: int) -> Cluster:
         """The cluster as it was after `cycle` (0: the loaded scenario)."""
-        if cycle < self.cycle:
-            return self.history[cycle].before
-        return self.cluster
+        return self.line.cluster_after(cycle)
 
     # ---- numbers ----------------------------------------------------------------------------
     def queue_numbers(self) -> QueueNumbers:
-        """The queue plugin's per-queue numbers for the current cluster, as a new session opens them.
-
-        These are the same `summary()` values a cycle reports in `CycleResult.queues` (the first queue
-        plugin in tier order, capacity or proportion, reports a queue), taken before the next cycle
-        decides anything. Empty when the scheduler configuration has no such plugin.
-
-        Every page showing them asks on each rerun (any widget change), so they are kept for the state they
-        were asked for: the same cluster object (edits, loads and rewinds replace it), revision, cycle (a
-        step changes the cluster in place) and options. Read-only, like the cycle's own numbers.
-        """
-        memo = self.numbers_memo
-        if memo is not None and memo[0] is self.cluster and memo[1] == self.revision and memo[2] == self.cycle \
-                and memo[3] is self.options:
-            return memo[4]
-        with gc_paused():
-            ssn = open_session(self.cluster, None, self.options)
-        numbers: QueueNumbers = {}
-        for plugin in ssn.plugins.values():  # opened in tier order
-            attrs = getattr(plugin, "attrs", None)
-            if not isinstance(attrs, dict):
-                continue
-            for name, attr in sorted(attrs.items()):
-                if hasattr(attr, "summary"):
-                    numbers.setdefault(name, attr.summary())
-        self.numbers_memo = (self.cluster, self.revision, self.cycle, self.options, numbers)
-        return numbers
+        """The queue plugin's per-queue numbers for the current cluster, as a new session opens them (the
+        timeline's, kept for the state and options they were asked for)."""
+        return self.line.queue_numbers(self.options)
 
     def share_history(self) -> list[tuple[int, QueueNumbers]]:
         """(cycle, queue numbers at the end of that cycle) for every cycle run."""
-        return [(s.cycle, s.result.queues) for s in self.history]
+        return self.line.share_history()
 
 
 def option_names(options: SessionOptions) -> list[str]:

@@ -366,3 +366,21 @@ def queue_detail_rows(numbers: dict[str, Any], styles: dict[str, str] | None = N
                 row[metric] = human_value(name, values[name], styles)
         rows.append(row)
     return rows
+
+
+# ---- treemaps at scale --------------------------------------------------------------------------
+
+#: A treemap of more queues than this is drawn a few levels at a time.
+TREE_OPEN_QUEUES = 40
+TREEMAP_LEVELS = 2
+
+
+def treemap_levels(figure: Any, queues: int) -> str:
+    """Draw a treemap of `queues` queues TREEMAP_LEVELS levels at a time when it has more than TREE_OPEN_QUEUES
+    (a click on a tile opens the queues below it, the bar at the top goes back up): sets the figure's `maxdepth`
+    and returns the caption that says so, or "" when the whole tree is drawn."""
+    if queues <= TREE_OPEN_QUEUES:
+        return ""
+    figure.update_traces(maxdepth=TREEMAP_LEVELS)
+    return (f"{queues} queues: {TREEMAP_LEVELS} levels drawn at a time; click a tile to open the queues below it, "
+            "the bar at the top to go back up.")

@@ -43,7 +43,8 @@ from capacity.core.errors import InputError
 from capacity.core.trace import Record, Trace
 from capacity.framework.session import CycleResult, SessionOptions
 from capacity.io.k8s import load_cluster
-from capacity.scheduler import open_session, run_cycle
+from capacity.scheduler import run_cycle
+from capacity.simulation.steps import queue_numbers  # (re-exported: capacity.analysis.compare reads it here)
 
 LESSONS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "lessons"
 #: Fact kinds a checkpoint may ask about, with what the value is.
@@ -220,19 +221,6 @@ class Reveal:
     sentence: str
     rule: str = ""
     correct: bool | None = None
-
-
-def queue_numbers(cluster: Cluster, options: SessionOptions) -> dict[str, dict[str, Any]]:
-    """Each queue's numbers as a new session opens on `cluster` (the first queue plugin in tier order)."""
-    ssn = open_session(cluster, Trace(enabled=False), options)
-    numbers: dict[str, dict[str, Any]] = {}
-    for plugin in ssn.plugins.values():
-        attrs = getattr(plugin, "attrs", None)
-        if isinstance(attrs, dict):
-            for name, attr in sorted(attrs.items()):
-                if hasattr(attr, "summary"):
-                    numbers.setdefault(name, attr.summary())
-    return numbers
 
 
 class LessonRun:

@@ -355,6 +355,12 @@ class Simulator:
     def arrivals_total(self) -> int:
         return len(self._arrivals)
 
+    @property
+    def queue_numbers(self) -> dict[str, Any]:
+        """Each queue's numbers as the last executed cycle closed: what a plain cycle reports in `CycleResult.queues`
+        (kept apart from the record's result, which holds them compactly in `queue_rows`)."""
+        return {k: v for k, v in self._last_numbers.items() if v}
+
     def step(self) -> CycleRecord | None:
         """Run the next cycle that can change something; None when nothing ever will."""
         k = self._next_cycle()

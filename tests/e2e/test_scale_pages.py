@@ -86,3 +86,29 @@ def test_every_page_stays_paged_at_scale(app_page: Page, streamlit_url: str, tmp
     for line in detail.get_by_test_id("stText").all():
         assert line.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "a reason is cut off"
     expect(page.get_by_text("records of cycle 1 · one page at a time", exact=False)).to_be_visible()
+
+    # Lint: 242 findings (one per queue about a resource no node has, and two more), one page of them, and a
+    # search box that narrows them on the server.
+    _open(page, "Lint")
+    expect(page.get_by_text("findings 1-50 of 242 (page 1 of 5)")).to_be_visible()
+    search = page.get_by_label("Object, field, rule or problem contains")
+    search.fill("victim-tier-order")
+    search.press("Enter")
+    expect(page.get_by_text("2 findings", exact=True)).to_be_visible()
+    wait_for_app_idle(page)
+
+    # Compare: both sides' treemaps draw two levels of the 221 queues (a click opens the rest), and the page with
+    # both outcomes stays a few screens tall.
+    _open(page, "Compare")
+    received.reset()
+    page.locator(".st-key-compare_btn button").click()
+    expect(page.get_by_text(re.compile(r"^221 queues: 2 levels drawn at a time"))).to_have_count(2)
+    wait_for_app_idle(page)
+    charts = page.locator(".js-plotly-plot")
+    expect(charts).to_have_count(2)
+    for i in range(2):  # Plotly keeps a g.slice for every queue; those below maxdepth get no outline
+        tiles = charts.nth(i).evaluate("e => Array.from(e.querySelectorAll('g.slice > path'))"
+                                       ".filter(p => p.getAttribute('d')).length")
+        # drawn, and at most the root and its 20 departments (a department with nothing allocated has no tile)
+        assert 0 < tiles <= 21, f"treemap {i}: {tiles} tiles drawn"
+    assert _height(page) < MAX_SCREENS * 900 and received.bytes < MAX_BYTES, (_height(page), received.bytes)

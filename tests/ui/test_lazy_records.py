@@ -1,5 +1,6 @@
 """A step runs its cycle untraced; its decision records are built the first time something reads them, by running
-the cycle again traced (ui/state.py `Step.records`), and they are the records a traced step would have kept."""
+the cycle again traced (capacity/simulation/steps.py `Step.records`), and they are the records a traced step would
+have kept."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import capacity.simulation.steps as steps
 import ui.state as state
 from capacity.authoring.lessons import lesson_ids, load_lesson
 from capacity.core.cluster import Cluster
@@ -50,14 +52,14 @@ def _assert_lazy_equals_traced(ws: Workspace, cycles: int = CYCLES) -> None:
 def replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the traced runs of a cycle, whoever asks for them."""
     counted = [0]
-    real = state.run_cycle
+    real = steps.run_cycle
 
     def counting(cluster, trace=None, options=None, **kw):  # noqa: ANN001, ANN003, ANN202
         if trace is None or trace.enabled:
             counted[0] += 1
         return real(cluster, trace, options, **kw)
 
-    monkeypatch.setattr(state, "run_cycle", counting)
+    monkeypatch.setattr(steps, "run_cycle", counting)  # every cycle of a history runs there
     return counted
 
 

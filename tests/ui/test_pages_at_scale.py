@@ -162,3 +162,37 @@ def test_answers_about_one_cycle_share_one_run_and_a_new_cycle_gets_its_own():
     ws.step()
     assert workspace_run(ws, 2, "pod", pods[0]) is not run
     assert workspace_run(ws, 1, "pod", pods[0]) is not run  # cycle 1's after is now a copy: a run of its own
+
+
+def test_lint_sends_one_page_of_findings_and_a_search_narrows_them(stepped):
+    """242 findings at this scale (a warning per leaf and department about a resource no node has, and two more):
+    one page of each severity, the rules counted above it, and a search box applied on the server."""
+    at = _open(stepped, "pages/lint.py")
+    assert [m.value for m in at.metric[:3]] == ["0", "242", "0"]
+    assert [h.value for h in at.subheader] == ["Warning (242)"]
+    assert len(at.dataframe[0].value) == PAGE_SIZE
+    assert "240 unknown-resource · 2 victim-tier-order" in [c.value for c in at.caption]
+    at.number_input(key="lint_ws_warning_page").set_value(5).run()
+    assert len(at.dataframe[0].value) == 242 - 4 * PAGE_SIZE
+    at.text_input(key="lint_ws_search").input("victim-tier-order").run()
+    table = at.dataframe[0].value
+    assert list(table["rule"]) == ["victim-tier-order"] * 2, "a stale page number never hides the matches"
+    at.text_input(key="lint_ws_search").input("DEPT-07-Q03").run()  # any case
+    table = at.dataframe[0].value
+    assert len(table) >= 1 and all("dept-07-q03" in f"{o}{f}{p}" for o, f, p in
+                                   zip(table["object"], table["field"], table["problem"], strict=True))
+    at.text_input(key="lint_ws_search").input("no-such-thing").run()
+    assert not [d for d in at.dataframe if "problem" in d.value.columns], "no table of findings"
+    assert "None of the 242 contains 'no-such-thing'." in [c.value for c in at.caption]
+    assert not at.exception
+
+
+def test_compare_treemaps_draw_two_levels_at_a_time(stepped):
+    """Compare's two treemaps open a few hundred queues as the Treemaps page does: two levels, then by clicking."""
+    at = _open(stepped, "pages/compare.py")
+    at.button(key="compare_btn").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    for side in (0, 1):
+        trace = _figure(at, side)["data"][0]
+        assert trace["type"] == "treemap" and trace["maxdepth"] == 2 and len(trace["ids"]) == 221
+    assert sum("221 queues: 2 levels drawn at a time" in c.value for c in at.caption) == 2

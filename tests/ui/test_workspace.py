@@ -294,13 +294,13 @@ def test_loading_a_scenario_starts_a_fresh_timeline(ws):
 
 def test_an_engine_bug_during_a_step_keeps_the_last_good_state(ws, monkeypatch):
     """Not an input error: the step is refused with one message naming the cycle, and nothing is lost."""
-    import ui.state
+    import capacity.simulation.steps
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("a bug")
 
     before = export_yaml(ws.cluster)
-    monkeypatch.setattr(ui.state, "run_cycle", broken)
+    monkeypatch.setattr(capacity.simulation.steps, "run_cycle", broken)
     assert ws.step() is None
     assert ws.cycle == 0 and export_yaml(ws.cluster) == before
     problem = ws.errors["simulate"]
