@@ -59,7 +59,7 @@ from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpe
 from capacity.core.resources import INFINITY, Resource, exceeded_part, res_max, share, to_dict
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity_attrs import deduct_sch_gated
+from capacity.plugins.capacity_attrs import deduct_sch_gated, reserve_scalar
 
 ARG_UNLIMITED = "cardUnlimitedCpuMemory"
 ARG_OVERCOMMIT = "overCommitFactor"
@@ -600,13 +600,7 @@ def _inqueue_part(min_req: Resource, allocated: Resource) -> Resource:
     if min_req.memory - allocated.memory > 0:
         out.memory = min_req.memory - allocated.memory
     for name, q in (min_req.scalars or {}).items():
-        if out.scalars is None:
-            out.scalars = {}
-        have = (allocated.scalars or {}).get(name)
-        if have is None:
-            out.scalars[name] = q
-        elif q - have > 0:
-            out.scalars[name] = q - have
+        reserve_scalar(out, name, q, allocated)
     return out
 
 
