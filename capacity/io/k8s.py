@@ -763,7 +763,3 @@ def _max_res(a: Resource, b: Resource) -> Resource:
         for k, v in (b.scalars or {}).items():
             out.scalars[k] = max(out.scalars.get(k, 0.0), v)
     return out
-
-
-def default_queue_names() -> tuple[str, str]:
-    return "root", "default"
