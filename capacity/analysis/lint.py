@@ -27,7 +27,8 @@ from capacity.core.cluster import Cluster, LoadWarning
 from capacity.core.conf import SWITCH_DEFAULTS, ConfWarning, PluginOption, default_conf, get_int
 from capacity.core.errors import InputError
 from capacity.core.model import QueueSpec
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value as _fmt  # the one quantity formatter
+from capacity.core.quantity import format_resources
 from capacity.core.resources import INFINITY, MIN_RESOURCE, ZERO, Resource, res_max
 from capacity.core.text import safe_lines
 from capacity.core.webhook import is_admission_warning, validate_cluster
@@ -283,10 +284,6 @@ class _Context:
         return self.queues[name].parent or ROOT
 
 
-def _fmt(name: str, amount: float) -> str:
-    return format_resource_value(name, amount)
-
-
 def _dims(r: Resource) -> list[str]:
     """The dimensions a quota sets: cpu/memory when positive, every scalar key present (even 0)."""
     names = [n for n in ("cpu", "memory") if r.get(n) > 0]
@@ -294,7 +291,7 @@ def _dims(r: Resource) -> list[str]:
 
 
 def _describe(r: Resource, names: list[str]) -> str:
-    return ", ".join(f"{n} {_fmt(n, r.get(n))}" for n in names)
+    return format_resources({n: r.get(n) for n in names}, empty="")
 
 
 # ---- configuration rules ------------------------------------------------------------------------

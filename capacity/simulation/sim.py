@@ -1134,8 +1134,8 @@ _QUEUE_FIELDS = ("allocated", "deserved", "share", "pending", "running")
 def _fmt(value: Any) -> str:
     """A queue number for people: resources as quantities (pods slots left out), shares rounded."""
     if isinstance(value, dict):
-        from capacity.core.quantity import format_resource_value
-        return ", ".join(f"{k} {format_resource_value(k, v)}" for k, v in value.items() if k != "pods") or "-"
+        from capacity.core.quantity import format_resources
+        return format_resources(value, skip=("pods",), empty="-")
     if isinstance(value, float):
         return f"{value:.3f}"
     return "-" if value is None else str(value)
