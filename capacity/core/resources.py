@@ -276,7 +276,11 @@ class Resource:
         b = rr.memory
         if not (a < b or abs(a - b) < MIN_RESOURCE):
             return False
-        return _scalars_within(self.scalars, rr.scalars, dv == INFINITY, MIN_RESOURCE)
+        ls = self.scalars
+        rs = rr.scalars
+        if not ls and not rs:
+            return True  # (most resources: no scalar map to walk)
+        return _scalars_within(ls, rs, dv == INFINITY, MIN_RESOURCE)
 
     def less_equal_with_resources_name(self, rr: Resource, dv: int) -> tuple[bool, list[str]]:
         """``LessEqualWithResourcesName(rr, dv)``: like ``less_equal`` without its INFINITY rr-only
@@ -290,21 +294,8 @@ class Resource:
         b = rr.memory
         if not (a < b or abs(a - b) < MIN_RESOURCE):
             failed.append("memory")
-        ls = self.scalars
-        if ls:
-            rs = rr.scalars
-            if rs is None:
-                rs = {}
-            infinity = dv == INFINITY
-            for k, a in ls.items():
-                if k in rs:
-                    b = rs[k]
-                elif infinity:
-                    continue
-                else:
-                    b = 0.0
-                if not (a < b or abs(a - b) < MIN_RESOURCE):
-                    failed.append(k)
+        if self.scalars:
+            failed.extend(_scalars_missed(self.scalars, rr.scalars, dv == INFINITY))
         return not failed, failed
 
     def less_equal_with_dimension_and_resources_name(
@@ -351,7 +342,11 @@ class Resource:
             return False
         if not self.memory < rr.memory:
             return False
-        return _scalars_within(self.scalars, rr.scalars, dv == INFINITY, 0.0)
+        ls = self.scalars
+        rs = rr.scalars
+        if not ls and not rs:
+            return True  # (most resources: no scalar map to walk)
+        return _scalars_within(ls, rs, dv == INFINITY, 0.0)
 
     def less_partly(self, rr: Resource, dv: int) -> bool:
         """``LessPartly(rr, dv)``: strictly smaller on at least one dimension.
@@ -558,6 +553,24 @@ def _scalars_within(ls: dict[str, float] | None, rs: dict[str, float] | None, in
             if not (a < b or abs(a - b) < tolerance):
                 return False
     return True
+
+
+def _scalars_missed(ls: dict[str, float], rs: dict[str, float] | None, infinity: bool) -> list[str]:
+    """``LessEqualWithResourcesName``'s scalar loop: every scalar of ls not within rs (ε tolerance); a key
+    missing in rs is skipped under INFINITY and reads 0 under ZERO."""
+    missed: list[str] = []
+    if rs is None:
+        rs = {}
+    for k, a in ls.items():
+        if k in rs:
+            b = rs[k]
+        elif infinity:
+            continue
+        else:
+            b = 0.0
+        if not (a < b or abs(a - b) < MIN_RESOURCE):
+            missed.append(k)
+    return missed
 
 
 def _within_where_requested(r: Resource, rr: Resource, req: Resource | None,
