@@ -290,6 +290,11 @@ def _dims(r: Resource) -> list[str]:
     return names + sorted((r.scalars or {}).keys())
 
 
+def _first_few(names: list[str], shown: int = 3) -> str:
+    """"a, b, c, ...": the first names of a list that may be long."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
 def _describe(r: Resource, names: list[str]) -> str:
     return format_resources({n: r.get(n) for n in names}, empty="")
 
@@ -857,7 +862,7 @@ def _check_queue_fields(ctx: _Context) -> list[Finding]:
             out.append(Finding(
                 "warning", "queue-not-open-with-jobs", obj, "status.state",
                 f"the queue's state is {q.state!r}, not 'Open', and it holds {len(jobs)} PodGroup(s) "
-                f"({', '.join(jobs[:3])}{', ...' if len(jobs) > 3 else ''})",
+                f"({_first_few(jobs)})",
                 "capacity and proportion neither enqueue, allocate nor reclaim for jobs of a queue whose "
                 "state is not literally 'Open'; pods already running keep running"))
     return out
@@ -878,7 +883,7 @@ def _check_jobs(ctx: _Context) -> list[Finding]:
             kids = ctx.children[pg.queue]
             out.append(Finding(
                 "error", "job-on-non-leaf-queue", obj, "spec.queue",
-                f"queue {pg.queue!r} has child queues ({', '.join(kids[:3])}{', ...' if len(kids) > 3 else ''}); "
+                f"queue {pg.queue!r} has child queues ({_first_few(kids)}); "
                 "jobs belong in leaf queues",
                 "the capacity plugin sets readyToSchedule=false: nothing is allocated, enqueued or reclaimed "
                 "anywhere this cycle (the vcjob webhook rejects such jobs, but plain PodGroups get through)"))

@@ -280,7 +280,10 @@ class Resource:
         rs = rr.scalars
         if not ls and not rs:
             return True  # (most resources: no scalar map to walk)
-        return _scalars_within(ls, rs, dv == INFINITY, MIN_RESOURCE)
+        infinity = dv == INFINITY
+        if infinity and rs and (not ls or not rs.keys() <= ls.keys()):
+            return False  # a key only rr has: self's side reads +inf
+        return _scalars_within(ls, rs, infinity, MIN_RESOURCE)
 
     def less_equal_with_resources_name(self, rr: Resource, dv: int) -> tuple[bool, list[str]]:
         """``LessEqualWithResourcesName(rr, dv)``: like ``less_equal`` without its INFINITY rr-only
@@ -295,7 +298,7 @@ class Resource:
         if not (a < b or abs(a - b) < MIN_RESOURCE):
             failed.append("memory")
         if self.scalars:
-            failed.extend(_scalars_missed(self.scalars, rr.scalars, dv == INFINITY))
+            _scalars_within(self.scalars, rr.scalars, dv == INFINITY, MIN_RESOURCE, failed)
         return not failed, failed
 
     def less_equal_with_dimension_and_resources_name(
@@ -346,7 +349,10 @@ class Resource:
         rs = rr.scalars
         if not ls and not rs:
             return True  # (most resources: no scalar map to walk)
-        return _scalars_within(ls, rs, dv == INFINITY, 0.0)
+        infinity = dv == INFINITY
+        if infinity and rs and (not ls or not rs.keys() <= ls.keys()):
+            return False  # a key only rr has: self's side reads +inf
+        return _scalars_within(ls, rs, infinity, 0.0)
 
     def less_partly(self, rr: Resource, dv: int) -> bool:
         """``LessPartly(rr, dv)``: strictly smaller on at least one dimension.
@@ -526,39 +532,17 @@ _EMPTY = Resource()
 """Read-only stand-in for a nil ``rr`` in the Greater* helpers; never returned or mutated."""
 
 
-def _scalars_within(ls: dict[str, float] | None, rs: dict[str, float] | None, infinity: bool,
-                    tolerance: float) -> bool:
-    """The scalar half of ``LessEqual`` (tolerance ``MIN_RESOURCE``) and ``Less`` (tolerance 0, strict).
+def _scalars_within(ls: dict[str, float] | None, rs: dict[str, float] | None, infinity: bool, tolerance: float,
+                    failed: list[str] | None = None) -> bool:
+    """The scalar loop of ``LessEqual``, ``LessEqualWithResourcesName`` (tolerance ``MIN_RESOURCE``) and
+    ``Less`` (tolerance 0: strict), after their rr-only check (``resource_info.go:L403-563 @ed72c7c8``).
 
-    Under INFINITY a key present only in rr fails and a key present only in self is skipped; under ZERO a
-    key missing in rr reads as 0 and rr-only keys are not examined (``setDefaultValue``, then the loop of
-    ``pkg/scheduler/api/resource_info.go:L403-477 @ed72c7c8``).
+    A key of ls missing in rs is skipped under INFINITY and reads 0 under ZERO; keys only in rs are not
+    examined. Without `failed` the answer stops at the first scalar out of bounds; with it, every such
+    name is appended there.
     """
-    if infinity and rs:
-        if not ls:
-            return False
-        for k in rs:
-            if k not in ls:
-                return False
-    if ls:
-        if rs is None:
-            rs = {}
-        for k, a in ls.items():
-            if k in rs:
-                b = rs[k]
-            elif infinity:
-                continue
-            else:
-                b = 0.0
-            if not (a < b or abs(a - b) < tolerance):
-                return False
-    return True
-
-
-def _scalars_missed(ls: dict[str, float], rs: dict[str, float] | None, infinity: bool) -> list[str]:
-    """``LessEqualWithResourcesName``'s scalar loop: every scalar of ls not within rs (ε tolerance); a key
-    missing in rs is skipped under INFINITY and reads 0 under ZERO."""
-    missed: list[str] = []
+    if not ls:
+        return True
     if rs is None:
         rs = {}
     for k, a in ls.items():
@@ -568,9 +552,11 @@ def _scalars_missed(ls: dict[str, float], rs: dict[str, float] | None, infinity:
             continue
         else:
             b = 0.0
-        if not (a < b or abs(a - b) < MIN_RESOURCE):
-            missed.append(k)
-    return missed
+        if not (a < b or abs(a - b) < tolerance):
+            if failed is None:
+                return False
+            failed.append(k)
+    return True
 
 
 def _within_where_requested(r: Resource, rr: Resource, req: Resource | None,

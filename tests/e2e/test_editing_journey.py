@@ -32,6 +32,16 @@ def choose(page: Page, scope: Locator, label: str, option: str) -> None:
     expect(box).to_have_value(option)
 
 
+def add_queue(page: Page, name: str, parent: str, quantities: dict[str, str]) -> None:
+    """Fill Queues' "Add queue" form (quantities by their field's label) and submit it."""
+    add = form_with(page, "Add queue")
+    add.get_by_label("New queue name").fill(name)
+    choose(page, add, "Parent", parent)
+    for label, value in quantities.items():
+        add.get_by_label(label, exact=True).fill(value)
+    add.get_by_role("button", name="Add queue").click()
+
+
 def tile_ids(page: Page) -> list[str]:
     """The ids of the treemap tiles Plotly really drew (each g.slice carries its datum)."""
     return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot g.slice'))
@@ -44,12 +54,7 @@ def test_add_queue_submit_job_step_treemap_and_why(app_page: Page, streamlit_url
 
     # 1. A leaf queue under research with a capability.
     open_page(page, "Queues")
-    add = form_with(page, "Add queue")
-    add.get_by_label("New queue name").fill("team-new")
-    choose(page, add, "Parent", "research")
-    add.get_by_label("capability cpu", exact=True).fill("4")
-    add.get_by_label("capability memory", exact=True).fill("8Gi")
-    add.get_by_role("button", name="Add queue").click()
+    add_queue(page, "team-new", "research", {"capability cpu": "4", "capability memory": "8Gi"})
     expect(page.get_by_text("Added queue team-new.")).to_be_visible()
     wait_for_app_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -116,12 +121,7 @@ def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Pag
 
     # 2. A leaf whose deserved pushes research's children above research: refused, with the fix in numbers.
     open_page(page, "Queues")
-    add = form_with(page, "Add queue")
-    add.get_by_label("New queue name").fill("team-new")
-    choose(page, add, "Parent", "research")
-    add.get_by_label("deserved cpu", exact=True).fill("4")
-    add.get_by_label("guarantee cpu", exact=True).fill("2")
-    add.get_by_role("button", name="Add queue").click()
+    add_queue(page, "team-new", "research", {"deserved cpu": "4", "guarantee cpu": "2"})
     expect(page.get_by_text("Suggested fix: siblings' deserved would add up to cpu 68 > research's cpu 64: "
                             "lower research-train's deserved to cpu 36, or raise research's deserved to cpu 68."))\
         .to_be_visible()
