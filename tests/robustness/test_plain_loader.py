@@ -6,7 +6,6 @@ the refusals with the two-pass reader it replaced."""
 from __future__ import annotations
 
 import copy
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from hypothesis import strategies as st
 from capacity.core import limits
 from capacity.core.errors import InputError
 from tests.builders import conf, node, pod, podgroup, queue
+from tests.robustness.test_single_pass import _same  # values of equal types all the way down
 
 ROOT = Path(__file__).resolve().parents[2]
 YAML_FILES = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.yaml"))
@@ -33,19 +33,6 @@ def plain_load_all(text: str, max_depth: int = limits.MAX_DEPTH) -> list[Any] | 
 
 def _reference(text: str) -> list[Any]:
     return list(yaml.load_all(text, Loader=limits.SAFE_LOADER))
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal values of equal types all the way down (1 is not True; NaN equals NaN)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(x, y) for x, y in zip(a.values(), b.values(), strict=True))
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    return bool(a == b)
 
 
 SCALARS = """\
