@@ -15,45 +15,28 @@ import argparse
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run as `python scripts/screenshots.py`: the repository's packages too
+from benchmarks.browser import CHROMIUM_ARGS, _free_port, _healthy  # noqa: E402 - one copy of the server probes
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = ["Home", "Scenario", "Queues", "Simulate", "Treemaps", "Jobs", "Nodes", "Scheduler", "Decisions",
          "Compare", "Lint", "Lessons", "Plan"]
 HEADINGS = {"Home": "Capacity Lab"}  # pages whose heading is not their name in the navigation
 VIEWPORT = {"width": 1400, "height": 1000}
 START_TIMEOUT_S = 90
 TIMEOUT_MS = 60_000
-# urllib must not send loopback requests through an http_proxy from the environment.
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class ShotError(Exception):
     """Why the screenshots could not be taken, in one line."""
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with _DIRECT.open(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager

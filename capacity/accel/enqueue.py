@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from operator import is_
 
+from capacity.actions.enqueue import pending_by_queue
 from capacity.actions.enqueue import try_enqueue as _try_enqueue
 from capacity.core.model import Job, QueueSpec
 from capacity.framework.heap import KeyedQueue, PriorityQueue, memoized
@@ -20,21 +21,9 @@ def execute(ssn: Session) -> None:
     # (a job's order key moves only with its tasks, and none moves here: KeyedQueue when there is one)
     job_key = ssn.job_key()
     job_less = ssn.job_less()
-    seen: set[str] = set()
     order: list[QueueSpec] = []  # the queues in the order Volcano pushes them
-    pending: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = {}
-    for job in ssn.jobs.values():
-        queue = ssn.queues.get(job.queue)
-        if queue is None:
-            continue
-        if queue.name not in seen:
-            seen.add(queue.name)
-            order.append(queue)
-        if job.is_pending():
-            jobs = pending.get(queue.name)
-            if jobs is None:
-                jobs = pending[queue.name] = PriorityQueue(job_less) if job_key is None else KeyedQueue(job_key)
-            jobs.push(job)
+    pending: dict[str, PriorityQueue[Job] | KeyedQueue[Job]] = pending_by_queue(
+        ssn, order.append, lambda: PriorityQueue(job_less) if job_key is None else KeyedQueue(job_key))
     # A turn on a queue without jobs pops it and decides nothing: the heap matters only while two queues or
     # more have jobs to try (pushed only then; the order and the comparisons are the same).
     left = len(pending)
@@ -51,19 +40,19 @@ def execute(ssn: Session) -> None:
             return
         before = items[:]
         queue = queues.pop()
-        jobs = pending.get(queue.name)
-        if not jobs:
+        turn = pending.get(queue.name)
+        if not turn:
             continue
-        _try_enqueue(ssn, queue, jobs.pop())
+        _try_enqueue(ssn, queue, turn.pop())
         queues.push(queue)
         if len(items) == len(before) and all(map(is_, items, before)):
             # Popping this queue and pushing it back left the heap as it was: with an order that cannot
             # change here (memoized), every further turn would pop it again and leave the heap so, until
             # its jobs run out; then the turn that finds none pops it for good.
-            while jobs:
-                _try_enqueue(ssn, queue, jobs.pop())
+            while turn:
+                _try_enqueue(ssn, queue, turn.pop())
             queues.pop()
-        if not jobs:
+        if not turn:
             left -= 1
 
 

@@ -110,16 +110,6 @@ class ExplainRun:
     def __post_init__(self) -> None:
         self._index: dict[int, _CycleIndex] | None = None
 
-    @classmethod
-    def from_records(cls, before: Cluster, records: list[Record], results: list[Any] | None = None,
-                     after: Cluster | None = None) -> ExplainRun:
-        """A run already taken (the dashboard's step: the cluster before, its records and CycleResults)."""
-        results = list(results or [])
-        cycles = max([len(results), *(r.cycle for r in records)], default=1) or 1
-        return cls(before, after if after is not None else before, records, cycles,
-                   [getattr(c, "queues", {}) for c in results], [list(getattr(c, "notes", ()) or ()) for c in results],
-                   results)
-
     def _cycle(self, cycle: int) -> _CycleIndex:
         if self._index is None:
             self._index = {}

@@ -11,7 +11,7 @@ from capacity.analysis.answer_chain import nodes_text
 from capacity.analysis.answer_job import build_job
 from capacity.analysis.answer_model import Answer, ExplainRun, Figure
 from capacity.core.errors import InputError
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value, format_resources
 from capacity.core.resources import to_dict
 
 _BIG = 1e300  # Volcano's "unlimited" (MaxFloat64; MaxInt64 for scalars is above 9e18)
@@ -97,7 +97,7 @@ def _spec_figures(run: ExplainRun, name: str, spec: Any) -> tuple[list[Figure], 
         dims = {n: float(v) for n, v in (to_dict(r).items() if r is not None else []) if v}
         for dim, v in dims.items():
             figures.append(Figure(f"{name} {key} {dim}", format_resource_value(dim, v, styles), v))
-        shown = ", ".join(f"{d} {format_resource_value(d, v, styles)}" for d, v in dims.items())
+        shown = format_resources(dims, styles, empty="")
         texts[key] = (shown + " (as set)") if shown else {"capability": UNSET, "guarantee": "none",
                                                          "deserved": "not set"}[key]
     return figures, texts

@@ -21,7 +21,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from capacity.core.human_units import human_describe, human_value
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value, format_resources
 from capacity.core.resources import SCALAR_INFINITY
 
 #: The per-queue resource vectors a treemap can show, in the order the dashboard offers them.
@@ -54,13 +54,7 @@ def describe(values: Mapping[str, float] | None, *, skip: Iterable[str] = ("pods
     `styles`: the input's unit style per resource (Cluster.unit_styles), so 4G reads 4G, not 3906250Ki.
     `unset`: resources whose 0 means "not set" (a capability the queue's spec leaves out): written `UNSET`.
     """
-    if not values:
-        return "-"
-    skipped = set(skip)
-    blank = set(unset)
-    parts = [f"{k} {UNSET if k in blank and v == 0 else format_resource_value(k, v, styles)}"
-             for k, v in values.items() if k not in skipped]
-    return ", ".join(parts) or "-"
+    return format_resources(values, styles, skip=skip, unset=unset, unset_text=UNSET, empty="-")
 
 
 def unset_capabilities(queues: QueueNumbers, declared: Mapping[str, Iterable[str]] | None) -> dict[str, set[str]]:

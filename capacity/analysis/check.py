@@ -87,11 +87,6 @@ class Report:
     def differences(self) -> list[Difference]:
         return [r for r in self.rows if not r.agree]
 
-    @property
-    def has_status(self) -> bool:
-        """Whether the dump (or the metrics) gave anything to compare with."""
-        return bool(self.rows)
-
     def as_json(self) -> dict[str, Any]:
         return {"agree": not self.differences, "compared": len(self.rows),
                 "differences": [_public(d) for d in self.differences], "notes": self.notes,

@@ -72,24 +72,6 @@ def explain_pod(records: list[Record], cluster: Cluster, pod_key: str) -> Explan
     return _explanation(answer_pod(_run(records, cluster), pod_key), records, cluster)
 
 
-def explain_job(records: list[Record], cluster: Cluster, job_uid: str) -> list[Explanation]:
-    pg = cluster.podgroups.get(job_uid)
-    if pg is None:
-        raise InputError(f"PodGroup/{job_uid}", "", "no such PodGroup in the cluster")
-    pods = [k for k, p in cluster.pods.items() if p.group == pg.name and p.namespace == pg.namespace]
-    return [explain_pod(records, cluster, k) for k in sorted(pods)]
-
-
-def explain_queue(records: list[Record], cluster: Cluster, queue: str) -> list[Explanation]:
-    if queue not in cluster.queues:
-        raise InputError(f"Queue/{queue}", "", "no such queue in the cluster")
-    out = []
-    for uid, pg in sorted(cluster.podgroups.items()):
-        if pg.queue == queue:
-            out.extend(explain_job(records, cluster, uid))
-    return out
-
-
 def victim_table(records: list[Record], cycle: int | None = None) -> list[dict[str, Any]]:
     """For every reclaim / preempt victim decision: one row per candidate with each plugin's verdict.
 

@@ -27,7 +27,8 @@ from capacity.core.cluster import Cluster, LoadWarning
 from capacity.core.conf import SWITCH_DEFAULTS, ConfWarning, PluginOption, default_conf, get_int
 from capacity.core.errors import InputError
 from capacity.core.model import QueueSpec
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value as _fmt  # the one quantity formatter
+from capacity.core.quantity import format_resources
 from capacity.core.resources import INFINITY, MIN_RESOURCE, ZERO, Resource, res_max
 from capacity.core.text import safe_lines
 from capacity.core.webhook import is_admission_warning, validate_cluster
@@ -283,18 +284,19 @@ class _Context:
         return self.queues[name].parent or ROOT
 
 
-def _fmt(name: str, amount: float) -> str:
-    return format_resource_value(name, amount)
-
-
 def _dims(r: Resource) -> list[str]:
     """The dimensions a quota sets: cpu/memory when positive, every scalar key present (even 0)."""
     names = [n for n in ("cpu", "memory") if r.get(n) > 0]
     return names + sorted((r.scalars or {}).keys())
 
 
+def _first_few(names: list[str], shown: int = 3) -> str:
+    """"a, b, c, ...": the first names of a list that may be long."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
 def _describe(r: Resource, names: list[str]) -> str:
-    return ", ".join(f"{n} {_fmt(n, r.get(n))}" for n in names)
+    return format_resources({n: r.get(n) for n in names}, empty="")
 
 
 # ---- configuration rules ------------------------------------------------------------------------
@@ -860,7 +862,7 @@ def _check_queue_fields(ctx: _Context) -> list[Finding]:
             out.append(Finding(
                 "warning", "queue-not-open-with-jobs", obj, "status.state",
                 f"the queue's state is {q.state!r}, not 'Open', and it holds {len(jobs)} PodGroup(s) "
-                f"({', '.join(jobs[:3])}{', ...' if len(jobs) > 3 else ''})",
+                f"({_first_few(jobs)})",
                 "capacity and proportion neither enqueue, allocate nor reclaim for jobs of a queue whose "
                 "state is not literally 'Open'; pods already running keep running"))
     return out
@@ -881,7 +883,7 @@ def _check_jobs(ctx: _Context) -> list[Finding]:
             kids = ctx.children[pg.queue]
             out.append(Finding(
                 "error", "job-on-non-leaf-queue", obj, "spec.queue",
-                f"queue {pg.queue!r} has child queues ({', '.join(kids[:3])}{', ...' if len(kids) > 3 else ''}); "
+                f"queue {pg.queue!r} has child queues ({_first_few(kids)}); "
                 "jobs belong in leaf queues",
                 "the capacity plugin sets readyToSchedule=false: nothing is allocated, enqueued or reclaimed "
                 "anywhere this cycle (the vcjob webhook rejects such jobs, but plain PodGroups get through)"))

@@ -26,7 +26,7 @@ from typing import Any
 from capacity.core.cluster import Cluster, NodeObj
 from capacity.core.errors import InputError
 from capacity.core.model import QueueSpec
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value as _fmt  # the one quantity formatter
 from capacity.core.resources import Resource
 from capacity.core.trace import Trace
 from capacity.core.webhook import ROOT, AdmissionError, Edit, same_resources, validate_update
@@ -147,10 +147,6 @@ def _set(r: Resource | None, dim: str, value: float) -> Resource:
     else:
         out.set_scalar(dim, value)
     return out
-
-
-def _fmt(dim: str, value: float) -> str:
-    return format_resource_value(dim, value)
 
 
 def _pct(delta: float, total: float) -> str:

@@ -335,18 +335,6 @@ def _check_parent(cluster: Cluster, name: str, parent: str) -> None:
         cur = cluster.queues[cur].parent or ROOT
 
 
-def set_parent(cluster: Cluster, name: str, parent: str) -> Edited:
-    """Move a queue under another parent ("" or "root": directly under root)."""
-    _queue(cluster, name)
-    if name == ROOT:
-        raise InputError(f"Queue/{ROOT}", "spec.parent", "the root queue has no parent")
-    parent = (parent or "").strip()
-    _check_parent(cluster, name, parent)
-    out = _copy(cluster)
-    out.queues[name].parent = parent
-    return checked(cluster, out)
-
-
 def set_queue_resources(cluster: Cluster, name: str, *, capability: Mapping[str, Any] | None = None,
                         deserved: Mapping[str, Any] | None = None,
                         guarantee: Mapping[str, Any] | None = None) -> Edited:
@@ -365,15 +353,6 @@ def _set_quotas(q: QueueSpec, **quotas: Mapping[str, Any] | None) -> None:
               for label, values in quotas.items() if values is not None}
     for label, r in parsed.items():
         setattr(q, label, r)
-
-
-def set_queue_fields(cluster: Cluster, name: str, *, weight: Any = None, priority: Any = None,
-                     reclaimable: bool | None = None, state: str | None = None) -> Edited:
-    """weight (1..65535), priority (>= 0), reclaimable, state (Open or Closed); None leaves a field alone."""
-    _queue(cluster, name)
-    out = _copy(cluster)
-    _set_fields(out.queues[name], weight=weight, priority=priority, reclaimable=reclaimable, state=state)
-    return checked(cluster, out)
 
 
 def _int_field(value: Any, obj: str, fld: str, low: int, high: int) -> int:

@@ -194,10 +194,6 @@ def load_lesson(lesson_id: str, root: Path = LESSONS_DIR) -> Lesson:
                   variants, tuple(checkpoints), path)
 
 
-def all_lessons(root: Path = LESSONS_DIR) -> list[Lesson]:
-    return [load_lesson(i, root) for i in lesson_ids(root)]
-
-
 # ---- running ------------------------------------------------------------------------------------------------
 @dataclass
 class Cycle:
@@ -466,16 +462,6 @@ def scenario_value(cluster: Cluster, obj: str, fld: str) -> Any:
             return len(cluster.nodes)
         return sum(_resource(n.allocatable, fld) or 0.0 for n in cluster.nodes)
     raise KeyError(obj)
-
-
-def stated_value(fld: str, value: Any) -> Any:
-    """A question's stated value in the units `scenario_value` gives (quantities parsed)."""
-    part, _, rest = fld.partition(".")
-    res = rest if part in ("deserved", "capability", "guarantee") else fld
-    if res in ("cpu", "memory") or "/" in res:
-        from capacity.core.resources import from_resource_list
-        return _resource(from_resource_list({res: str(value)}, obj="fact", field=fld), res)
-    return value
 
 
 def _split(c: Cycle, by: str) -> str:

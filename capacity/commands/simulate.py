@@ -120,10 +120,10 @@ def session_notes(cycles: list[Any]) -> list[str]:
 
 
 def render_text(out: dict[str, Any]) -> str:
-    from capacity.core.quantity import format_resource_value
+    from capacity.core.quantity import format_resources
 
     def fmt(d: dict[str, Any]) -> str:
-        return ", ".join(f"{k} {format_resource_value(k, v)}" for k, v in d.items()) or "-"
+        return format_resources(d, empty="-")
 
     lines = [f"binds ({len(out['binds'])}):"]
     lines += [f"  {pod} -> {node}" for pod, node in sorted(out["binds"].items())] or ["  none"]

@@ -57,11 +57,6 @@ class NodeCards:
     cards: dict[str, tuple[str, float]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
-    def resource_of(self, card: str) -> str | None:
-        hit = self.cards.get(card)
-        return hit[0] if hit else None
-
-
 def _int_label(labels: dict[str, str], key: str) -> int | None:
     raw = labels.get(key)
     if raw is None or raw == "":
@@ -168,13 +163,3 @@ def parse_card_json(text: str | None) -> tuple[dict[str, float], str]:
 def card_resource(cards: dict[str, float]) -> Resource:
     """Card milli amounts as a Resource whose scalars are card names (no cpu, memory or pods)."""
     return Resource(0.0, 0.0, dict(cards))
-
-
-def format_cards(amounts: dict[str, float]) -> str:
-    """{"NVIDIA-H200": 2000} -> 'NVIDIA-H200 2' for the sentences of reasons."""
-    return ", ".join(f"{k} {_count(v)}" for k, v in amounts.items()) or "none"
-
-
-def _count(milli: float) -> str:
-    n = milli / CARD_MULTIPLIER
-    return str(int(n)) if n == int(n) else f"{n:g}"

@@ -8,8 +8,8 @@ back here (binds, evictions, PodGroup phases), which is all that survives betwee
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Self
 
 from capacity.core.conf import SchedulerConf, default_conf
 from capacity.core.model import PodSpec, QueueSpec, TaskStatus
@@ -37,8 +37,32 @@ class NodeObj:
     ready: bool = True
 
 
+class _Stamped:
+    """A PodGroupObj or PodObj: every field write stamps `rev`, and a copy is taken field by field.
+
+    Fields are written, never changed in place (a dict or Resource field is replaced), which is what a
+    stamp, like the snapshot's comparison of fields before it, relies on. copy.copy's generic path
+    (__reduce_ex__) costs ten times more, and the simulator copies every pod and PodGroup a cycle touches
+    (tests/unit/test_sim_history.py checks every field is copied). The copy has the original's `rev`: its
+    fields were last written then.
+    """
+
+    __slots__ = ()
+    _FIELDS: ClassVar[tuple[str, ...]] = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        _set(self, name, value)
+        _set(self, "rev", _stamp())
+
+    def __copy__(self) -> Self:
+        out = object.__new__(type(self))
+        for name in self._FIELDS:
+            _set(out, name, getattr(self, name))
+        return out
+
+
 @dataclass(slots=True)
-class PodGroupObj:
+class PodGroupObj(_Stamped):
     name: str
     namespace: str
     queue: str
@@ -56,34 +80,9 @@ class PodGroupObj:
     def uid(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Every write stamps `rev`. Fields are written, never changed in place (a dict or Resource field is
-        replaced), which is what a stamp, like the snapshot's comparison of fields before it, relies on."""
-        _set(self, name, value)
-        _set(self, "rev", _stamp())
-
-    def __copy__(self) -> PodGroupObj:
-        """Field by field: copy.copy's generic path (__reduce_ex__) costs ten times more, and the simulator
-        copies every PodGroup a cycle touches (tests/unit/test_sim_history.py checks every field is here).
-        The copy has the original's `rev`: its fields were last written then."""
-        out = object.__new__(PodGroupObj)
-        _set(out, "name", self.name)
-        _set(out, "namespace", self.namespace)
-        _set(out, "queue", self.queue)
-        _set(out, "min_member", self.min_member)
-        _set(out, "min_task_member", self.min_task_member)
-        _set(out, "min_resources", self.min_resources)
-        _set(out, "priority_class_name", self.priority_class_name)
-        _set(out, "phase", self.phase)
-        _set(out, "annotations", self.annotations)
-        _set(out, "labels", self.labels)
-        _set(out, "creation", self.creation)
-        _set(out, "rev", self.rev)
-        return out
-
 
 @dataclass(slots=True)
-class PodObj:
+class PodObj(_Stamped):
     name: str
     namespace: str
     uid: str
@@ -104,31 +103,6 @@ class PodObj:
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        """Every write stamps `rev` (as PodGroupObj's)."""
-        _set(self, name, value)
-        _set(self, "rev", _stamp())
-
-    def __copy__(self) -> PodObj:
-        """Field by field, as PodGroupObj.__copy__: the simulator copies every pod a cycle touches."""
-        out = object.__new__(PodObj)
-        _set(out, "name", self.name)
-        _set(out, "namespace", self.namespace)
-        _set(out, "uid", self.uid)
-        _set(out, "group", self.group)
-        _set(out, "resreq", self.resreq)
-        _set(out, "phase", self.phase)
-        _set(out, "node_name", self.node_name)
-        _set(out, "deleting", self.deleting)
-        _set(out, "spec", self.spec)
-        _set(out, "role", self.role)
-        _set(out, "preemptable", self.preemptable)
-        _set(out, "priority", self.priority)
-        _set(out, "sch_gated", self.sch_gated)
-        _set(out, "nominated_node", self.nominated_node)
-        _set(out, "rev", self.rev)
-        return out
-
     def task_status(self) -> TaskStatus:
         """Pod phase -> TaskStatus (helpers.go:41-67)."""
         phase = self.phase
@@ -143,6 +117,10 @@ class PodObj:
         if phase == "Failed":
             return TaskStatus.FAILED
         return TaskStatus.UNKNOWN
+
+
+PodGroupObj._FIELDS = tuple(f.name for f in fields(PodGroupObj))
+PodObj._FIELDS = tuple(f.name for f in fields(PodObj))
 
 
 @dataclass(slots=True)

@@ -399,11 +399,6 @@ def yaml_number(v: Any) -> float | None:
         return None
 
 
-def get_float(args: dict[str, Any], key: str, default: float) -> float:
-    v = yaml_number(args.get(key))
-    return default if v is None else v
-
-
 def get_bool(args: dict[str, Any], key: str, default: bool) -> bool:
     v = args.get(key)
     if isinstance(v, bool):

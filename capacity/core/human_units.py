@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from capacity.core.quantity import DECIMAL, format_resource_value
+from capacity.core.quantity import DECIMAL, format_resource_value, format_resources
 from capacity.core.resources import SCALAR_INFINITY
 
 _BINARY = (("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
@@ -55,11 +55,7 @@ def human_value(name: str, amount: float, styles: Mapping[str, str] | None = Non
 
 def human_describe(values: Mapping[str, float] | None, *, skip: Iterable[str] = ("pods",),
                    styles: Mapping[str, str] | None = None, unset: Iterable[str] = (), unset_text: str = "") -> str:
-    """`cpu 627.57, memory 2.4Ti, nvidia.com/gpu 12`: a resource dict for reading (see `human_value`).
-    `unset`: resources whose 0 means "not set", written `unset_text`."""
-    if not values:
-        return "-"
-    skipped, blank = set(skip), set(unset)
-    parts = [f"{k} {unset_text if k in blank and v == 0 and unset_text else human_value(k, v, styles)}"
-             for k, v in values.items() if k not in skipped]
-    return ", ".join(parts) or "-"
+    """`cpu 627.57, memory 2.4Ti, nvidia.com/gpu 12`: a resource dict for reading (`format_resources` with
+    `human_value`). `unset`: resources whose 0 means "not set", written `unset_text`."""
+    return format_resources(values, styles, skip=skip, unset=unset, unset_text=unset_text, empty="-",
+                            value=human_value)

@@ -486,13 +486,6 @@ def _one_pass(text: str, source: str, max_depth: int, max_expansion: int, build:
     return docs
 
 
-def check_yaml_structure(text: str, source: str, max_depth: int = MAX_DEPTH,
-                         max_expansion: int = MAX_ALIAS_EXPANSION) -> None:
-    """The structure guard alone (depth, alias bombs, recursive aliases, repeated keys, syntax): the pass
-    `read_yaml_all` makes, building nothing."""
-    _one_pass(text, source, max_depth, max_expansion, build=False)
-
-
 def read_yaml_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH,
                   max_expansion: int = MAX_ALIAS_EXPANSION) -> list[Any]:
     """Every document of a YAML stream as plain data, guarded and built in one pass (`_one_pass`); the rare
@@ -508,14 +501,6 @@ def read_yaml_all(text: str, source: str = "input", max_depth: int = MAX_DEPTH,
         raise InputError(source, "", f"malformed YAML: {exc}") from None
     except (RecursionError, MemoryError):  # pragma: no cover - the guard should prevent these
         raise InputError(source, "", "YAML too large or too deeply nested to read") from None
-
-
-def plain_load_all(text: str, max_depth: int = MAX_DEPTH) -> list[Any] | None:
-    """What the one pass builds by itself, or None when it refuses the text or leaves it to PyYAML."""
-    try:
-        return _one_pass(text, "input", max_depth, MAX_ALIAS_EXPANSION, build=True)
-    except InputError:
-        return None
 
 
 #: Brackets, then a quoted string: how JSON starts (flow-style YAML has `{kind: ...`).

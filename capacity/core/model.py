@@ -300,14 +300,6 @@ class Job:
     def waiting_task_num(self) -> int:
         return self.count(S.PIPELINED)
 
-    def pending_best_effort_task_num(self) -> int:
-        return self.pending_best_effort_num
-
-    def valid_task_num(self) -> int:
-        """Allocated + Binding + Bound + Running + Succeeded + Pipelined + Pending."""
-        c = self.count
-        return self.ready_num + c(S.PIPELINED) + c(S.PENDING)
-
     def scheduled_task_num(self) -> int:
         c = self.count
         return c(S.RUNNING) + c(S.BOUND) + c(S.FAILED) + c(S.SUCCEEDED)

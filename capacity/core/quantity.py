@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 
 from capacity.core.errors import InputError
@@ -404,9 +404,22 @@ def format_resource_value(name: str, amount: float, styles: Mapping[str, str] | 
     return format_milli_count(amount)
 
 
-def format_resources(values: Mapping[str, float], styles: Mapping[str, str] | None = None) -> str:
-    """"cpu 4, memory 8Gi": each dimension of `values` (internal units) as `format_resource_value` renders it."""
-    return ", ".join(f"{n} {format_resource_value(n, v, styles)}" for n, v in values.items()) or "nothing"
+def format_resources(values: Mapping[str, float] | None, styles: Mapping[str, str] | None = None, *,
+                     skip: Iterable[str] = (), unset: Iterable[str] = (), unset_text: str = "", empty: str = "nothing",
+                     value: Callable[[str, float, Mapping[str, str] | None], str] = format_resource_value) -> str:
+    """"cpu 4, memory 8Gi": the one formatter of a resource (a dict of internal units) for people.
+
+    Each dimension is written by `value`: `format_resource_value` (exact quantities, the default) or
+    `capacity.core.human_units.human_value` (for reading at any size). `skip`: dimensions left out (pods
+    slots, usually); `unset`: dimensions whose 0 means "not set", written `unset_text`; `empty`: the text
+    when nothing is left.
+    """
+    if not values:
+        return empty
+    skipped, blank = set(skip), set(unset)
+    parts = [f"{k} {unset_text if k in blank and v == 0 and unset_text else value(k, v, styles)}"
+             for k, v in values.items() if k not in skipped]
+    return ", ".join(parts) or empty
 
 
 # --- The units the input used --------------------------------------------------------------------

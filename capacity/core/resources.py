@@ -16,8 +16,6 @@ arithmetic kept here so the representation can later be vectorised without touch
 
 from __future__ import annotations
 
-import math
-import re
 import sys
 from collections.abc import Collection, Mapping
 from typing import overload
@@ -32,6 +30,8 @@ from capacity.core.quantity import (
     parse_quantity,
     value,
 )
+from capacity.core.resource_names import is_scalar_resource_name
+from capacity.core.resource_values import to_dict
 
 __all__ = [
     "IGNORED_SCALAR_RESOURCES",
@@ -278,26 +278,12 @@ class Resource:
             return False
         ls = self.scalars
         rs = rr.scalars
+        if not ls and not rs:
+            return True  # (most resources: no scalar map to walk)
         infinity = dv == INFINITY
-        if infinity and rs:
-            if not ls:
-                return False
-            for k in rs:
-                if k not in ls:
-                    return False
-        if ls:
-            if rs is None:
-                rs = {}
-            for k, a in ls.items():
-                if k in rs:
-                    b = rs[k]
-                elif infinity:
-                    continue
-                else:
-                    b = 0.0
-                if not (a < b or abs(a - b) < MIN_RESOURCE):
-                    return False
-        return True
+        if infinity and rs and (not ls or not rs.keys() <= ls.keys()):
+            return False  # a key only rr has: self's side reads +inf
+        return _scalars_within(ls, rs, infinity, MIN_RESOURCE)
 
     def less_equal_with_resources_name(self, rr: Resource, dv: int) -> tuple[bool, list[str]]:
         """``LessEqualWithResourcesName(rr, dv)``: like ``less_equal`` without its INFINITY rr-only
@@ -311,21 +297,8 @@ class Resource:
         b = rr.memory
         if not (a < b or abs(a - b) < MIN_RESOURCE):
             failed.append("memory")
-        ls = self.scalars
-        if ls:
-            rs = rr.scalars
-            if rs is None:
-                rs = {}
-            infinity = dv == INFINITY
-            for k, a in ls.items():
-                if k in rs:
-                    b = rs[k]
-                elif infinity:
-                    continue
-                else:
-                    b = 0.0
-                if not (a < b or abs(a - b) < MIN_RESOURCE):
-                    failed.append(k)
+        if self.scalars:
+            _scalars_within(self.scalars, rr.scalars, dv == INFINITY, MIN_RESOURCE, failed)
         return not failed, failed
 
     def less_equal_with_dimension_and_resources_name(
@@ -362,10 +335,6 @@ class Resource:
                     failed.append(k)
         return not failed, failed
 
-    def less_equal_with_dimension(self, rr: Resource | None, req: Resource | None) -> bool:
-        """The pre-Aug-2025 name ``LessEqualWithDimension``: same rule, boolean only."""
-        return self.less_equal_with_dimension_and_resources_name(rr, req)[0]
-
     def less(self, rr: Resource, dv: int) -> bool:
         """``Less(rr, dv)``: strictly smaller on every dimension (0 vs 0 is false).
 
@@ -378,26 +347,12 @@ class Resource:
             return False
         ls = self.scalars
         rs = rr.scalars
+        if not ls and not rs:
+            return True  # (most resources: no scalar map to walk)
         infinity = dv == INFINITY
-        if infinity and rs:
-            if not ls:
-                return False
-            for k in rs:
-                if k not in ls:
-                    return False
-        if ls:
-            if rs is None:
-                rs = {}
-            for k, a in ls.items():
-                if k in rs:
-                    b = rs[k]
-                elif infinity:
-                    continue
-                else:
-                    b = 0.0
-                if not a < b:
-                    return False
-        return True
+        if infinity and rs and (not ls or not rs.keys() <= ls.keys()):
+            return False  # a key only rr has: self's side reads +inf
+        return _scalars_within(ls, rs, infinity, 0.0)
 
     def less_partly(self, rr: Resource, dv: int) -> bool:
         """``LessPartly(rr, dv)``: strictly smaller on at least one dimension.
@@ -430,31 +385,7 @@ class Resource:
     def less_equal_partly_with_dimension(self, rr: Resource, req: Resource | None) -> tuple[bool, list[str]]:
         """``LessEqualPartlyWithDimension(rr, req)``: within rr (ε tolerance) on at least one
         requested dimension (pods skipped, missing keys read 0); returns the dimensions that are."""
-        ok: list[str] = []
-        if req is None:
-            return False, ok
-        if req.cpu > 0:
-            a = self.cpu
-            b = rr.cpu
-            if a < b or abs(a - b) < MIN_RESOURCE:
-                ok.append("cpu")
-        if req.memory > 0:
-            a = self.memory
-            b = rr.memory
-            if a < b or abs(a - b) < MIN_RESOURCE:
-                ok.append("memory")
-        qs = req.scalars
-        if qs:
-            ls = self.scalars or {}
-            rs = rr.scalars or {}
-            for k, q in qs.items():
-                if k == _PODS or not q > 0:
-                    continue
-                a = ls.get(k, 0.0)
-                b = rs.get(k, 0.0)
-                if a < b or abs(a - b) < MIN_RESOURCE:
-                    ok.append(k)
-        return bool(ok), ok
+        return _within_where_requested(self, rr, req, False)
 
     def less_equal_partly_with_dimension_zero_filtered(
         self, rr: Resource, req: Resource | None
@@ -462,31 +393,7 @@ class Resource:
         """``LessEqualPartlyWithDimensionZeroFiltered(rr, req)``: as
         ``less_equal_partly_with_dimension``, but a requested dimension on which both self and rr are
         below 0.1 is dropped first; if nothing is left the answer is false."""
-        ok: list[str] = []
-        if req is None:
-            return False, ok
-        if req.cpu > 0:
-            a = self.cpu
-            b = rr.cpu
-            if not (a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
-                ok.append("cpu")
-        if req.memory > 0:
-            a = self.memory
-            b = rr.memory
-            if not (a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
-                ok.append("memory")
-        qs = req.scalars
-        if qs:
-            ls = self.scalars or {}
-            rs = rr.scalars or {}
-            for k, q in qs.items():
-                if k == _PODS or not q > 0:
-                    continue
-                a = ls.get(k, 0.0)
-                b = rs.get(k, 0.0)
-                if not (a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
-                    ok.append(k)
-        return bool(ok), ok
+        return _within_where_requested(self, rr, req, True)
 
     def greater_partly(self, rr: Resource, dv: int) -> tuple[bool, list[str]]:
         """``GreaterPartly(rr, dv)``: the negation of ``less_equal_with_resources_name``, with the
@@ -625,6 +532,65 @@ _EMPTY = Resource()
 """Read-only stand-in for a nil ``rr`` in the Greater* helpers; never returned or mutated."""
 
 
+def _scalars_within(ls: dict[str, float] | None, rs: dict[str, float] | None, infinity: bool, tolerance: float,
+                    failed: list[str] | None = None) -> bool:
+    """The scalar loop of ``LessEqual``, ``LessEqualWithResourcesName`` (tolerance ``MIN_RESOURCE``) and
+    ``Less`` (tolerance 0: strict), after their rr-only check (``resource_info.go:L403-563 @ed72c7c8``).
+
+    A key of ls missing in rs is skipped under INFINITY and reads 0 under ZERO; keys only in rs are not
+    examined. Without `failed` the answer stops at the first scalar out of bounds; with it, every such
+    name is appended there.
+    """
+    if not ls:
+        return True
+    if rs is None:
+        rs = {}
+    for k, a in ls.items():
+        if k in rs:
+            b = rs[k]
+        elif infinity:
+            continue
+        else:
+            b = 0.0
+        if not (a < b or abs(a - b) < tolerance):
+            if failed is None:
+                return False
+            failed.append(k)
+    return True
+
+
+def _within_where_requested(r: Resource, rr: Resource, req: Resource | None,
+                            zero_filtered: bool) -> tuple[bool, list[str]]:
+    """``LessEqualPartlyWithDimension`` and its ``ZeroFiltered`` form: the dimensions req asks for (> 0,
+    pods skipped, missing keys read 0) on which r is within rr (ε tolerance); ``zero_filtered`` drops a
+    dimension on which both sides are below 0.1 (``resource_info.go:L636-711 @ed72c7c8``)."""
+    ok: list[str] = []
+    if req is None:
+        return False, ok
+    if req.cpu > 0:
+        a = r.cpu
+        b = rr.cpu
+        if not (zero_filtered and a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
+            ok.append("cpu")
+    if req.memory > 0:
+        a = r.memory
+        b = rr.memory
+        if not (zero_filtered and a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
+            ok.append("memory")
+    qs = req.scalars
+    if qs:
+        ls = r.scalars or {}
+        rs = rr.scalars or {}
+        for k, q in qs.items():
+            if k == _PODS or not q > 0:
+                continue
+            a = ls.get(k, 0.0)
+            b = rs.get(k, 0.0)
+            if not (zero_filtered and a < MIN_RESOURCE and b < MIN_RESOURCE) and (a < b or abs(a - b) < MIN_RESOURCE):
+                ok.append(k)
+    return bool(ok), ok
+
+
 def _diff_scalar(k: str, a: float, b: float, inc: dict[str, float], dec: dict[str, float]) -> None:
     if a == -1.0:
         inc[k] = a
@@ -704,67 +670,7 @@ def intersection_with_ignored_scalar_resources(a: Resource, b: Resource) -> list
     return [n for n in intersection(a, b) if n not in IGNORED_SCALAR_RESOURCES]
 
 
-def to_dict(r: Resource) -> dict[str, float | int]:
-    """JSON-friendly internal values: ``{"cpu": milli, "memory": bytes, <scalar>: value}``.
-
-    Integral values become ints for readability; the absent/empty map distinction is not kept.
-    """
-    if not r.scalars and r.cpu == 0.0 and r.memory == 0.0:
-        return {"cpu": 0, "memory": 0}  # the usual empty resource, without the conversions
-    out: dict[str, float | int] = {"cpu": _plain(r.cpu), "memory": _plain(r.memory)}
-    if r.scalars:
-        for k, v in r.scalars.items():
-            out[k] = _plain(v)
-    return out
-
-
-_EXACT_INT = float(2**53)
-
-
-def _plain(x: float) -> float | int:
-    if x.__class__ is float:  # the usual case, in one test: is_integer() is False for inf and NaN
-        return int(x) if x.is_integer() and -_EXACT_INT < x < _EXACT_INT else x
-    return int(x) if math.isfinite(x) and x == int(x) and abs(x) < 2**53 else x
-
-
-# --- Kubernetes resource names -------------------------------------------------------------------
-
-_QUALIFIED_NAME_RE = re.compile(r"(?:[A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS1123_SUBDOMAIN_RE = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
-
-
-def _is_qualified_name(name: str) -> bool:
-    """apimachinery ``validation.IsQualifiedName``: ``[dns-subdomain/]name`` with name <= 63 chars."""
-    parts = name.split("/")
-    if len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
-            return False
-    elif len(parts) != 1:
-        return False
-    return 0 < len(name) <= 63 and _QUALIFIED_NAME_RE.fullmatch(name) is not None
-
-
-def _is_prefixed_native(name: str) -> bool:
-    return "kubernetes.io/" in name
-
-
-def _is_extended(name: str) -> bool:
-    """``IsExtendedResourceName``: domain-prefixed, not kubernetes.io, not "requests.", quota-valid."""
-    if "/" not in name or _is_prefixed_native(name) or name.startswith("requests."):
-        return False
-    return _is_qualified_name("requests." + name)
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """Kubernetes ``IsScalarResourceName``: extended, ``hugepages-*``, ``*kubernetes.io/*`` or
-    ``attachable-volumes-*`` names. Plain names such as ``requests.cpu`` or ``services`` are not."""
-    return (
-        _is_extended(name)
-        or name.startswith("hugepages-")
-        or _is_prefixed_native(name)
-        or name.startswith("attachable-volumes-")
-    )
+# --- NewResource -----------------------------------------------------------------------------------
 
 
 def is_count_quota(name: str) -> bool:

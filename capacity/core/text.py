@@ -14,11 +14,6 @@ import unicodedata
 _HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
 
 
-def needs_escape(text: str) -> bool:
-    """Whether `text` holds a character `safe` would escape."""
-    return not text.isprintable() or any(unicodedata.category(ch) in _HIDDEN for ch in text)
-
-
 def safe(text: str) -> str:
     """`text` with every control, format or separator character written as a Python escape (\\n, \\x1b,
     \\u202e); printable text, non-ASCII letters included, is unchanged. Idempotent on its own output only

@@ -154,6 +154,3 @@ class Trace:
         """`event` with a detail dict the caller built for it (and gives away): no keyword round trip."""
         if self.enabled:
             self.records.append(Record(self.cycle, self.action, kind, subject, verdict, "", self.take(), detail))
-
-    def for_subject(self, subject: str) -> list[Record]:
-        return [r for r in self.records if r.subject == subject]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from capacity.core import cards, limits, names
@@ -242,6 +242,18 @@ def _bool(value: Any, obj: str, fld: str, default: bool) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     raise InputError(obj, fld, f"must be true or false, got {_type_name(value)}")
+
+
+def _namespaced(doc: dict[str, Any], meta: dict[str, Any], name: str, kind: str,
+                known: Mapping[str, Any], duplicate: str) -> tuple[str, str, str, dict[Any, Any], dict[Any, Any]]:
+    """A namespaced object's namespace, ``ns/name`` key, ``Kind/ns/name`` label, spec and status; a key
+    already loaded is refused."""
+    ns = meta.get("namespace") or "default"
+    obj = f"{kind}/{ns}/{name}"
+    key = f"{ns}/{name}"
+    if key in known:
+        raise InputError(obj, "metadata.name", duplicate)
+    return ns, key, obj, _map(doc.get("spec"), obj, "spec"), _map(doc.get("status"), obj, "status")
 
 
 def _str(value: Any, obj: str, fld: str) -> str:
@@ -510,13 +522,8 @@ class _Reader:
             self.warn(obj, f"metadata.annotations.{key}", problem)
 
     def _podgroup(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:
-        ns = meta.get("namespace") or "default"
-        obj = f"PodGroup/{ns}/{name}"
-        uid = f"{ns}/{name}"
-        if uid in self.c.podgroups:
-            raise InputError(obj, "metadata.name", "duplicate PodGroup")
-        spec = _map(doc.get("spec"), obj, "spec")
-        status = _map(doc.get("status"), obj, "status")
+        ns, uid, obj, spec, status = _namespaced(doc, meta, name, "PodGroup", self.c.podgroups,
+                                                  "duplicate PodGroup")
         mtm = {_str(k, obj, "spec.minTaskMember"): _int(v, obj, f"spec.minTaskMember.{k}", 0, 0)
                for k, v in _map(spec.get("minTaskMember"), obj, "spec.minTaskMember").items()}
         min_res_raw = spec.get("minResources")
@@ -538,13 +545,7 @@ class _Reader:
         return False
 
     def _pod(self, doc: dict[str, Any], meta: dict[str, Any], name: str) -> bool:
-        ns = meta.get("namespace") or "default"
-        obj = f"Pod/{ns}/{name}"
-        key = f"{ns}/{name}"
-        if key in self.c.pods:
-            raise InputError(obj, "metadata.name", "duplicate pod")
-        spec = _map(doc.get("spec"), obj, "spec")
-        status = _map(doc.get("status"), obj, "status")
+        ns, key, obj, spec, status = _namespaced(doc, meta, name, "Pod", self.c.pods, "duplicate pod")
         labels = _str_map(meta.get("labels"), obj, "metadata.labels")
         annotations = _str_map(meta.get("annotations"), obj, "metadata.annotations")
         resreq = pod_request(spec, obj, self)
@@ -767,7 +768,3 @@ def _max_res(a: Resource, b: Resource) -> Resource:
         for k, v in (b.scalars or {}).items():
             out.scalars[k] = max(out.scalars.get(k, 0.0), v)
     return out
-
-
-def default_queue_names() -> tuple[str, str]:
-    return "root", "default"

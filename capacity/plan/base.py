@@ -18,6 +18,7 @@ from capacity.core.errors import InputError
 from capacity.core.quantity import format_resource_value
 from capacity.core.resources import from_resource_list
 from capacity.plan.spec import Param, PlanSpec, SumConstraint
+from capacity.simulation.sim import node_totals
 
 FIXTURES = Path(__file__).resolve().parent.parent.parent / "fixtures"
 _FIELD_PATH = {"deserved": "spec.deserved", "guarantee": "spec.guarantee.resource", "capability": "spec.capability"}
@@ -99,19 +100,6 @@ def _with_synthetic(cluster: Cluster, s: dict[str, Any]) -> Cluster:
         kw["namespaces"] = {namespaces[0]: 1.0}
     spec = WorkloadSpec(**kw)
     return load_objects([*export_objects(cluster), *generate(spec)], source=f"{cluster} + workload seed {spec.seed}")
-
-
-def node_totals(cluster: Cluster) -> dict[str, float]:
-    totals: dict[str, float] = {"cpu": 0.0, "memory": 0.0}
-    for n in cluster.nodes:
-        if not n.ready:
-            continue
-        totals["cpu"] += n.allocatable.cpu
-        totals["memory"] += n.allocatable.memory
-        for name, v in (n.allocatable.scalars or {}).items():
-            if name != "pods":
-                totals[name] = totals.get(name, 0.0) + v
-    return totals
 
 
 def candidate_cluster(base: Base, params: tuple[Param, ...], values: dict[str, str]) -> Cluster:

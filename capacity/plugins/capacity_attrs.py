@@ -239,14 +239,20 @@ def inqueue_resource(job: Job, allocated: Resource) -> Resource:
             continue
         if k.startswith("count/") or not _scalar_name(k):
             continue
-        if res.scalars is None:
-            res.scalars = {}
-        have = (allocated.scalars or {}).get(k)
-        if have is None:
-            res.scalars[k] = v
-        elif v - have > 0:
-            res.scalars[k] = v - have
+        reserve_scalar(res, k, v, allocated)
     return res
+
+
+def reserve_scalar(res: Resource, name: str, minimum: float, allocated: Resource) -> None:
+    """GetInqueueResource's scalar branch (plugins/util/util.go:139-150): all of the minimum when nothing of
+    it is allocated (even 0), else the positive rest; `res` gets a scalar map either way."""
+    if res.scalars is None:
+        res.scalars = {}
+    have = (allocated.scalars or {}).get(name)
+    if have is None:
+        res.scalars[name] = minimum
+    elif minimum - have > 0:
+        res.scalars[name] = minimum - have
 
 
 def deduct_sch_gated(job: Job, r: Resource) -> Resource:

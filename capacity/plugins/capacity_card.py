@@ -56,10 +56,11 @@ from capacity.core import cards as C
 from capacity.core import service_type as st
 from capacity.core.conf import get_bool, yaml_number
 from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task, TaskStatus
+from capacity.core.quantity import format_resource_value, format_resources
 from capacity.core.resources import INFINITY, Resource, exceeded_part, res_max, share, to_dict
 from capacity.framework.session import PERMIT, REJECT, EventHandler, Session
 from capacity.plugins.base import Plugin
-from capacity.plugins.capacity_attrs import deduct_sch_gated
+from capacity.plugins.capacity_attrs import deduct_sch_gated, reserve_scalar
 
 ARG_UNLIMITED = "cardUnlimitedCpuMemory"
 ARG_OVERCOMMIT = "overCommitFactor"
@@ -116,14 +117,6 @@ def queue_resource(spec: Resource | None, quota: dict[str, float]) -> Resource:
     return r
 
 
-def _fmt_amount(name: str, v: float) -> str:
-    from capacity.core.quantity import format_resource_value
-    if name in ("cpu", "memory"):
-        return format_resource_value(name, v)
-    n = v / C.CARD_MULTIPLIER
-    return str(int(n)) if n == int(n) else f"{n:g}"
-
-
 class CardCheck:
     """The outcome of one quota check: ok, and when not, the dimension and the numbers."""
 
@@ -137,8 +130,8 @@ class CardCheck:
         self.limit = limit
 
     def text(self) -> str:
-        return (f"{self.name} {_fmt_amount(self.name, self.used)} > {_fmt_amount(self.name, self.limit)} "
-                f"(request {_fmt_amount(self.name, self.request)})")
+        name, fmt = self.name, format_resource_value
+        return f"{name} {fmt(name, self.used)} > {fmt(name, self.limit)} (request {fmt(name, self.request)})"
 
 
 def check_single_scalar(name: str, quant: float, to_be_used: Resource, capability: Resource, mode: str) -> CardCheck:
@@ -600,13 +593,7 @@ def _inqueue_part(min_req: Resource, allocated: Resource) -> Resource:
     if min_req.memory - allocated.memory > 0:
         out.memory = min_req.memory - allocated.memory
     for name, q in (min_req.scalars or {}).items():
-        if out.scalars is None:
-            out.scalars = {}
-        have = (allocated.scalars or {}).get(name)
-        if have is None:
-            out.scalars[name] = q
-        elif q - have > 0:
-            out.scalars[name] = q - have
+        reserve_scalar(out, name, q, allocated)
     return out
 
 
@@ -625,12 +612,6 @@ def _limit(dimension: str) -> str:
 
 
 def _describe(r: Resource) -> str:
-    parts = []
-    if r.cpu > 0:
-        parts.append(f"cpu {_fmt_amount('cpu', r.cpu)}")
-    if r.memory > 0:
-        parts.append(f"memory {_fmt_amount('memory', r.memory)}")
-    for k, v in (r.scalars or {}).items():
-        if k != "pods" and v > 0:
-            parts.append(f"{k} {_fmt_amount(k, v)}")
-    return ", ".join(parts)
+    """The dimensions r has (> 0, pods left out); cards as card counts (milli-units, as every scalar)."""
+    values = {"cpu": r.cpu, "memory": r.memory, **(r.scalars or {})}
+    return format_resources({k: v for k, v in values.items() if k != "pods" and v > 0}, empty="")

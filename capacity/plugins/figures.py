@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from capacity.core.quantity import format_resource_value
+from capacity.core.quantity import format_resource_value, format_resources
 from capacity.core.resources import MAX_FLOAT, SCALAR_INFINITY, Resource, to_dict
 
 UNSET = "unset (no limit)"
@@ -54,7 +54,7 @@ def amount(name: str, v: float, styles: Mapping[str, str] | None) -> str:
 
 def amounts(r: Resource, names: Iterable[str], styles: Mapping[str, str] | None) -> str:
     """"cpu 4, memory 8Gi" for `names` of `r`."""
-    return ", ".join(f"{n} {amount(n, value_of(r, n), styles)}" for n in names) or "nothing"
+    return format_resources({n: value_of(r, n) for n in names}, styles)
 
 
 def sums(terms: list[tuple[str, Resource]], limit: Resource, names: Iterable[str], op: str,

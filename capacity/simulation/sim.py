@@ -947,7 +947,7 @@ class Simulator:
         self._deleting = {k for k, p in c.pods.items() if p.deleting}
         self._heap = [(end, key) for key, end in self._ends.items()]
         heapq.heapify(self._heap)
-        self._totals = _node_totals(c)
+        self._totals = node_totals(c)
         self._used: dict[str, float] = {}
         self._count = {"Pending": 0, "Bound": 0, "Running": 0, "Releasing": 0, "Succeeded": 0, "Failed": 0}
         self._qcount: dict[str, list[int]] = {}
@@ -1140,8 +1140,8 @@ _QUEUE_FIELDS = ("allocated", "deserved", "share", "pending", "running")
 def _fmt(value: Any) -> str:
     """A queue number for people: resources as quantities (pods slots left out), shares rounded."""
     if isinstance(value, dict):
-        from capacity.core.quantity import format_resource_value
-        return ", ".join(f"{k} {format_resource_value(k, v)}" for k, v in value.items() if k != "pods") or "-"
+        from capacity.core.quantity import format_resources
+        return format_resources(value, skip=("pods",), empty="-")
     if isinstance(value, float):
         return f"{value:.3f}"
     return "-" if value is None else str(value)
@@ -1155,7 +1155,7 @@ def _describe_pod(value: Any) -> str:
     return f"{state} on {pod.node_name}" if pod.node_name and state != "Pending" else state
 
 
-def _node_totals(cluster: Cluster) -> dict[str, float]:
+def node_totals(cluster: Cluster) -> dict[str, float]:
     """Allocatable of the ready nodes per resource (pods slots left out): the utilisation denominators."""
     totals: dict[str, float] = {"cpu": 0.0, "memory": 0.0}
     for n in cluster.nodes:

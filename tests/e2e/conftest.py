@@ -10,34 +10,23 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+# One copy of the server probes and of Chromium's flags (as root it needs --no-sandbox; the rest keep a closed
+# network quiet), shared with the bench and scripts/screenshots.py.
+from benchmarks.browser import CHROMIUM_ARGS, _free_port, _healthy
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-# As root Chromium needs --no-sandbox; the rest keep a closed network quiet (no calls home).
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 E2E_REQUIRED = os.environ.get("E2E_REQUIRED") == "1" or os.environ.get("CI", "").lower() in {"1", "true"}
 SERVER_START_TIMEOUT_S = 60
-# urllib must not send loopback requests through an http_proxy from the environment.
-_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def require(ok: bool, why: str) -> None:
@@ -65,20 +54,6 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1280, "height": 900}}
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        with _DIRECT.open(f"{url}/_stcore/health", timeout=2) as response:
-            return response.status == 200 and response.read().strip() == b"ok"
-    except OSError:
-        return False
 
 
 def _stop(proc: subprocess.Popen) -> None:

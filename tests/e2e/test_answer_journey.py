@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, step_one_cycle, wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
@@ -20,17 +20,9 @@ DUMP = Path(__file__).resolve().parent / "data" / "full-queue.yaml"
 SCREENSHOT = os.environ.get("ANSWER_SCREENSHOT", "")
 
 
-def open_page(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
-    wait_for_app_idle(page)
-
-
 def test_why_is_the_urgent_job_not_running(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     # 1. Upload the dump.
     open_page(page, "Scenario")
@@ -42,9 +34,7 @@ def test_why_is_the_urgent_job_not_running(app_page: Page, streamlit_url: str):
 
     # 2. One cycle.
     open_page(page, "Simulate")
-    page.get_by_role("button", name="Step one cycle").click()
-    expect(page.get_by_text("Scenario full-queue.yaml · after cycle 1")).to_be_visible()
-    wait_for_app_idle(page)
+    step_one_cycle(page, "Scenario full-queue.yaml · after cycle 1")
 
     # 3. Decisions: ask about the job.
     open_page(page, "Decisions")

@@ -7,17 +7,11 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, step_one_cycle, wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
 QUEUES_IN_DEFAULT = 11
-
-
-def open_page(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
-    wait_for_app_idle(page)
 
 
 def form_with(page: Page, button: str) -> Locator:
@@ -38,6 +32,16 @@ def choose(page: Page, scope: Locator, label: str, option: str) -> None:
     expect(box).to_have_value(option)
 
 
+def add_queue(page: Page, name: str, parent: str, quantities: dict[str, str]) -> None:
+    """Fill Queues' "Add queue" form (quantities by their field's label) and submit it."""
+    add = form_with(page, "Add queue")
+    add.get_by_label("New queue name").fill(name)
+    choose(page, add, "Parent", parent)
+    for label, value in quantities.items():
+        add.get_by_label(label, exact=True).fill(value)
+    add.get_by_role("button", name="Add queue").click()
+
+
 def tile_ids(page: Page) -> list[str]:
     """The ids of the treemap tiles Plotly really drew (each g.slice carries its datum)."""
     return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot g.slice'))
@@ -46,18 +50,11 @@ def tile_ids(page: Page) -> list[str]:
 
 def test_add_queue_submit_job_step_treemap_and_why(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     # 1. A leaf queue under research with a capability.
     open_page(page, "Queues")
-    add = form_with(page, "Add queue")
-    add.get_by_label("New queue name").fill("team-new")
-    choose(page, add, "Parent", "research")
-    add.get_by_label("capability cpu", exact=True).fill("4")
-    add.get_by_label("capability memory", exact=True).fill("8Gi")
-    add.get_by_role("button", name="Add queue").click()
+    add_queue(page, "team-new", "research", {"capability cpu": "4", "capability memory": "8Gi"})
     expect(page.get_by_text("Added queue team-new.")).to_be_visible()
     wait_for_app_idle(page)
     expect(page.get_by_test_id("stException")).to_have_count(0)
@@ -116,24 +113,15 @@ def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Pag
     """Issue 32, editing and time: a refused leaf gets its fix in one click; a rewind past the edit asks first
     and names it; undo brings it back."""
     page = app_page
-    page.goto(fresh_streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, fresh_streamlit_url)
 
     # 1. One cycle first, so the edit lands between cycles 1 and 2.
     open_page(page, "Simulate")
-    page.get_by_role("button", name="Step one cycle").click()
-    expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()
-    wait_for_app_idle(page)
+    step_one_cycle(page, "Scenario default · after cycle 1")
 
     # 2. A leaf whose deserved pushes research's children above research: refused, with the fix in numbers.
     open_page(page, "Queues")
-    add = form_with(page, "Add queue")
-    add.get_by_label("New queue name").fill("team-new")
-    choose(page, add, "Parent", "research")
-    add.get_by_label("deserved cpu", exact=True).fill("4")
-    add.get_by_label("guarantee cpu", exact=True).fill("2")
-    add.get_by_role("button", name="Add queue").click()
+    add_queue(page, "team-new", "research", {"deserved cpu": "4", "guarantee cpu": "2"})
     expect(page.get_by_text("Suggested fix: siblings' deserved would add up to cpu 68 > research's cpu 64: "
                             "lower research-train's deserved to cpu 36, or raise research's deserved to cpu 68."))\
         .to_be_visible()
@@ -159,9 +147,7 @@ def test_add_a_leaf_with_the_suggested_fix_rewind_past_it_and_undo(app_page: Pag
 
     # 4. Step again, then rewind to before cycle 1: the page names the edit it would undo and asks.
     open_page(page, "Simulate")
-    page.get_by_role("button", name="Step one cycle").click()
-    expect(page.get_by_text("Scenario default · after cycle 2")).to_be_visible()
-    wait_for_app_idle(page)
+    step_one_cycle(page, "Scenario default · after cycle 2")
     choose(page, page.get_by_test_id("stMain"), "Rewind to after cycle", "the start (before cycle 1)")
     page.get_by_role("button", name="Rewind", exact=True).click()
     expect(page.get_by_text("Rewinding to the start also undoes 1 edit(s) made later.", exact=False))\

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_load_and_read import PAGES, open_page
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, wait_for_app_idle
+from tests.e2e.test_load_and_read import PAGES
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
@@ -97,9 +97,7 @@ def _upload(page: Page, name: str, text: str) -> None:
 def test_names_values_and_file_name_are_shown_as_text_everywhere(app_page: Page, streamlit_url: str):
     page = app_page
     away = _requests_away(page, streamlit_url)
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     open_page(page, "Scenario")
     page.get_by_role("tab", name="Upload").click()

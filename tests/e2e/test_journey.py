@@ -6,24 +6,16 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
 QUEUES_IN_DEFAULT = 11
 
 
-def open_page(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
-    expect(page.get_by_role("heading", name=title, level=1)).to_be_visible()
-    wait_for_app_idle(page)
-
-
 def test_step_a_cycle_see_the_bind_the_treemap_and_why(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     open_page(page, "Simulate")
     expect(page.get_by_text("No cycle has run yet")).to_be_visible()

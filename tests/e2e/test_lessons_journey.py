@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_journey import open_page
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
@@ -15,9 +14,7 @@ expect.set_options(timeout=20_000)
 
 def test_lesson_predict_and_compare(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     open_page(page, "Lessons")
     expect(page.get_by_text("Checkpoint 1 of 4")).to_be_visible()
@@ -66,9 +63,7 @@ def _answer(page: Page, choice: str) -> None:
 
 def test_a_whole_lesson_then_its_setup_in_the_workspace(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
     open_page(page, "Lessons")
     page.get_by_test_id("stSelectbox").first.click()
     page.get_by_role("option", name=TIDAL).click()

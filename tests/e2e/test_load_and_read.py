@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_smoke import outside_requests, wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, step_one_cycle, wait_for_app_idle
+from tests.e2e.test_smoke import outside_requests
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
@@ -24,21 +25,10 @@ PAGES = ["Home", "Scenario", "Queues", "Simulate", "Treemaps", "Jobs", "Nodes", 
 
 
 #: Pages whose heading is not their name in the navigation.
-HEADINGS = {"Home": "Capacity Lab"}
-
-
-def open_page(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
-    expect(page.get_by_role("heading", name=HEADINGS.get(title, title), level=1)).to_be_visible()
-    wait_for_app_idle(page)
-
-
 def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit_url: str):
     page = app_page
     outside = outside_requests(page)
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     # 1. Choosing the file is the whole upload: no second button.
     open_page(page, "Scenario")
@@ -54,9 +44,7 @@ def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit
     loaded.get_by_role("link", name="Simulate: run cycles").click()
     expect(page.get_by_role("heading", name="Simulate", level=1)).to_be_visible()
     wait_for_app_idle(page)
-    page.get_by_role("button", name="Step one cycle").click()
-    expect(page.get_by_text("Scenario waiting.yaml · after cycle 1")).to_be_visible()
-    wait_for_app_idle(page)
+    step_one_cycle(page, "Scenario waiting.yaml · after cycle 1")
 
     # 3. Jobs: one readable line per waiting job and pod, with the engine's sentence.
     open_page(page, "Jobs")
@@ -86,9 +74,7 @@ def test_upload_in_one_step_step_and_read_why_it_waits(app_page: Page, streamlit
         expect(page.get_by_text("Loaded scenario: default")).to_be_visible()
         wait_for_app_idle(page)
         open_page(page, "Simulate")
-        page.get_by_role("button", name="Step one cycle").click()
-        expect(page.get_by_text("Scenario default · after cycle 1")).to_be_visible()
-        wait_for_app_idle(page)
+        step_one_cycle(page, "Scenario default · after cycle 1")
         open_page(page, "Queues")
         page.get_by_role("heading", name="Deserved, allocated and guarantee side by side").evaluate(
             "e => e.scrollIntoView({block: 'start'})")

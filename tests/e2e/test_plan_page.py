@@ -8,8 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_journey import open_page
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=60_000)  # six replays on a loaded 2-core machine
@@ -17,9 +16,7 @@ expect.set_options(timeout=60_000)  # six replays on a loaded 2-core machine
 
 def test_run_a_plan_see_the_plot_apply_the_best(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     open_page(page, "Plan")
     expect(page.get_by_text("press Run plan", exact=False)).to_be_visible()

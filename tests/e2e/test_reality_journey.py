@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_load_and_read import open_page
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_page, wait_for_app_idle
 from tests.unit.test_snapshot import Server, kubeconfig, recorded, routes
 
 pytestmark = pytest.mark.e2e

@@ -10,8 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_load_and_read import HEADINGS
-from tests.e2e.test_smoke import wait_for_app_idle
+from tests.e2e.pages import open_home, open_page, step_one_cycle, wait_for_app_idle
 from tests.scale_dump import scale_yaml
 
 pytestmark = pytest.mark.e2e
@@ -36,12 +35,6 @@ class Received:
         self.bytes = 0
 
 
-def _open(page: Page, title: str) -> None:
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
-    expect(page.get_by_role("heading", name=HEADINGS.get(title, title), level=1)).to_be_visible()
-    wait_for_app_idle(page)
-
-
 def _height(page: Page) -> int:
     return int(page.get_by_test_id("stMain").evaluate("e => e.scrollHeight"))
 
@@ -51,21 +44,17 @@ def test_every_page_stays_paged_at_scale(app_page: Page, streamlit_url: str, tmp
     dump = tmp_path / "scale.yaml"
     dump.write_text(scale_yaml(nodes=150, pods=2000), encoding="utf-8")
     received = Received(page)
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
-    _open(page, "Scenario")
+    open_page(page, "Scenario")
     page.get_by_role("tab", name="Upload").click()
     page.locator(".st-key-upload_cluster input[type=file]").set_input_files(str(dump))
     expect(page.locator(".st-key-scenario_loaded_box")).to_contain_text("221 queues, 2000 jobs, 2000 pods")
     wait_for_app_idle(page)
 
-    _open(page, "Simulate")
+    open_page(page, "Simulate")
     received.reset()
-    page.get_by_role("button", name="Step one cycle").click()
-    expect(page.get_by_text("Scenario scale.yaml · after cycle 1")).to_be_visible()
-    wait_for_app_idle(page)
+    step_one_cycle(page, "Scenario scale.yaml · after cycle 1")
     # 1,200 binds: counted per queue, not listed one by one
     expect(page.get_by_text(re.compile(r"1,200 binds in \d+ queues"))).to_be_visible()
     assert received.bytes < MAX_BYTES and _height(page) < MAX_SCREENS * 900
@@ -73,7 +62,7 @@ def test_every_page_stays_paged_at_scale(app_page: Page, streamlit_url: str, tmp
     sizes = {}
     for title in PAGES:
         received.reset()
-        _open(page, title)
+        open_page(page, title)
         sizes[title] = (_height(page), received.bytes)
         expect(page.get_by_test_id("stException")).to_have_count(0)
     too_tall = {t: h for t, (h, _) in sizes.items() if h > MAX_SCREENS * 900}

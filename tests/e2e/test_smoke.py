@@ -7,15 +7,10 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.pages import open_home, wait_for_app_idle
+
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=20_000)
-
-
-def wait_for_app_idle(page: Page) -> None:
-    """Connected, script finished, no placeholders left (Streamlit's own e2e readiness checks)."""
-    page.locator('[data-testid="stApp"][data-test-connection-state="CONNECTED"]').wait_for()
-    page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]').wait_for()
-    expect(page.get_by_test_id("stSkeleton")).to_have_count(0)
 
 
 def outside_requests(page: Page) -> list[str]:
@@ -44,9 +39,7 @@ def test_home_page_shows_title(app_page: Page, streamlit_url: str):
 
 def test_sidebar_link_opens_scenario_page(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
     expect(page.get_by_role("heading", name="Scenario", level=1)).to_be_visible()
     expect(page.get_by_text("Loaded scenario: default")).to_be_visible()

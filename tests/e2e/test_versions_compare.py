@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.pages import open_home, open_page, wait_for_app_idle
 from tests.e2e.test_editing_journey import choose
-from tests.e2e.test_load_and_read import open_page
-from tests.e2e.test_smoke import wait_for_app_idle
 
 pytestmark = pytest.mark.e2e
 expect.set_options(timeout=30_000)
@@ -19,9 +18,7 @@ DUMP = Path(__file__).resolve().parent / "data" / "versions-reclaim.yaml"
 
 def test_compare_v113_with_head_names_the_change(app_page: Page, streamlit_url: str):
     page = app_page
-    page.goto(streamlit_url)
-    expect(page.get_by_role("heading", name="Capacity Lab", level=1)).to_be_visible()
-    wait_for_app_idle(page)
+    open_home(page, streamlit_url)
 
     open_page(page, "Scenario")
     page.get_by_role("tab", name="Upload").click()

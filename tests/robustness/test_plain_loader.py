@@ -1,4 +1,4 @@
-"""The one-pass reader (`limits.plain_load_all`) builds exactly what PyYAML's safe loader builds (plain
+"""The one-pass reader (`limits._one_pass`) builds exactly what PyYAML's safe loader builds (plain
 text, anchors, tags, merges), and returns None for what it refuses (repeated keys, deep nesting, unknown
 tags, errors) or leaves to PyYAML (a collection as a key); tests/robustness/test_single_pass.py compares
 the refusals with the two-pass reader it replaced."""
@@ -6,7 +6,6 @@ the refusals with the two-pass reader it replaced."""
 from __future__ import annotations
 
 import copy
-import math
 from pathlib import Path
 from typing import Any
 
@@ -18,26 +17,22 @@ from hypothesis import strategies as st
 from capacity.core import limits
 from capacity.core.errors import InputError
 from tests.builders import conf, node, pod, podgroup, queue
+from tests.robustness.test_single_pass import _same  # values of equal types all the way down
 
 ROOT = Path(__file__).resolve().parents[2]
 YAML_FILES = sorted(p for d in ("tests", "fixtures") for p in (ROOT / d).rglob("*.yaml"))
 
 
+def plain_load_all(text: str, max_depth: int = limits.MAX_DEPTH) -> list[Any] | None:
+    """What the one pass builds by itself, or None when it refuses the text or leaves it to PyYAML."""
+    try:
+        return limits._one_pass(text, "input", max_depth, limits.MAX_ALIAS_EXPANSION, build=True)
+    except InputError:
+        return None
+
+
 def _reference(text: str) -> list[Any]:
     return list(yaml.load_all(text, Loader=limits.SAFE_LOADER))
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal values of equal types all the way down (1 is not True; NaN equals NaN)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(x, y) for x, y in zip(a.values(), b.values(), strict=True))
-    if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return math.isnan(b)
-    return bool(a == b)
 
 
 SCALARS = """\
@@ -75,7 +70,7 @@ MULTI = "---\na: 1\n---\n---\n- x\n...\n--- plain scalar\n--- 12\n"
                                   "key: value # comment\n", "? simple key\n: v\n", "'<<': quoted merge\n",
                                   "a: '='\n", "k8s: {cpu: 500m, memory: 1Gi, nvidia.com/gpu: '1'}\n"])
 def test_plain_text_reads_like_the_safe_loader(text: str) -> None:
-    got = limits.plain_load_all(text)
+    got = plain_load_all(text)
     assert got is not None, "plain text should take the one-pass reader"
     assert _same(got, _reference(text))
 
@@ -84,7 +79,7 @@ def test_every_yaml_file_of_the_repository_reads_alike() -> None:
     plain = 0
     for path in YAML_FILES:
         text = path.read_text(encoding="utf-8", errors="replace")
-        got = limits.plain_load_all(text)
+        got = plain_load_all(text)
         if got is None:
             continue
         plain += 1
@@ -100,7 +95,7 @@ def test_a_kubernetes_dump_reads_alike() -> None:
     objs[2]["status"]["capacity"] = dict(objs[2]["status"]["capacity"])
     for flow in (False, True, None):
         text = yaml.safe_dump_all(objs, default_flow_style=flow, sort_keys=False)
-        got = limits.plain_load_all(text)
+        got = plain_load_all(text)
         assert got is not None
         assert _same(got, _reference(text))
         assert _same(got, objs)
@@ -113,7 +108,7 @@ def test_a_kubernetes_dump_reads_alike() -> None:
     "base: {x: 1}\nc:\n  <<: {y: 2}\n",        # merge key
 ])
 def test_anchors_tags_and_merges_are_built_in_the_same_pass(text: str) -> None:
-    got = limits.plain_load_all(text)
+    got = plain_load_all(text)
     assert got is not None
     assert _same(got, _reference(text))
 
@@ -130,14 +125,14 @@ def test_anchors_tags_and_merges_are_built_in_the_same_pass(text: str) -> None:
     "a: 2001-13-45\n",                         # a timestamp the constructor refuses
 ])
 def test_anything_else_is_refused_or_left_to_pyyaml(text: str) -> None:
-    assert limits.plain_load_all(text) is None
+    assert plain_load_all(text) is None
 
 
 def test_the_depth_limit_is_the_structure_checks() -> None:
     ok = "[" * limits.MAX_DEPTH + "]" * limits.MAX_DEPTH
-    assert limits.plain_load_all(ok) == _reference(ok)
+    assert plain_load_all(ok) == _reference(ok)
     too_deep = "[" * (limits.MAX_DEPTH + 1) + "]" * (limits.MAX_DEPTH + 1)
-    assert limits.plain_load_all(too_deep) is None
+    assert plain_load_all(too_deep) is None
     with pytest.raises(InputError, match="nested more than 100 levels"):
         limits.safe_load_all(too_deep)
 
@@ -165,6 +160,6 @@ _data = st.recursive(_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
        unicode=st.booleans())
 def test_random_documents_read_alike(docs: list[Any], flow: bool | None, unicode: bool) -> None:
     text = yaml.safe_dump_all(docs, default_flow_style=flow, allow_unicode=unicode)
-    got = limits.plain_load_all(text)
+    got = plain_load_all(text)
     if got is not None:
         assert _same(got, _reference(text))

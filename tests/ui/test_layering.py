@@ -28,7 +28,8 @@ ENGINE = ROOT / "capacity"
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("capacity", "capacity.core.text", "capacity.core.errors", "capacity.core.limits",
               "capacity.core.glossary", "capacity.core.names", "capacity.core.service_type", "capacity.core.trace",
-              "capacity.core.quantity", "capacity.core.resources", "capacity.core.human_units",
+              "capacity.core.quantity", "capacity.core.resources", "capacity.core.resource_names",
+              "capacity.core.resource_values", "capacity.core.human_units",
               "capacity.core.gcpause", "capacity.accel", "capacity.versions", "capacity.versions.releases",
               "capacity.versions.switches", "capacity.versions.table")),
     ("core", ("capacity.core", "capacity.core.*")),

@@ -89,7 +89,7 @@ def test_job_counters_follow_the_status_index() -> None:
                                            TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED))
         best_effort = sum(1 for t in job.tasks_in(TaskStatus.PENDING) if t.best_effort)
         assert job.ready_task_num() == ready
-        assert job.pending_best_effort_task_num() == best_effort
+        assert job.pending_best_effort_num == best_effort
         assert job.is_ready() == (ready + best_effort >= job.min_available)
 
 

@@ -54,11 +54,11 @@ def test_add_queue_refuses_bad_or_duplicate_names(cluster, name, field):
 
 
 def test_self_parent_and_cycles_are_refused(cluster):
-    err = refused(edit.set_parent, cluster, "research", "research")
+    err = refused(edit.update_queue, cluster, "research", parent="research")
     assert (err.obj, err.field) == ("Queue/research", "spec.parent") and "own parent" in err.message
-    err = refused(edit.set_parent, cluster, "research", "research-train")
+    err = refused(edit.update_queue, cluster, "research", parent="research-train")
     assert err.field == "spec.parent" and "cycle" in err.message and "research -> research-train" in err.message
-    err = refused(edit.set_parent, cluster, "research", "nowhere")
+    err = refused(edit.update_queue, cluster, "research", parent="nowhere")
     assert "does not exist" in err.message
 
 
@@ -88,17 +88,17 @@ def test_webhook_quota_rules_are_refused(cluster):
 def test_bad_quantities_name_the_field(cluster):
     err = refused(edit.set_queue_resources, cluster, "research-dev", capability={"cpu": "lots"})
     assert (err.obj, err.field) == ("Queue/research-dev", "spec.capability.cpu")
-    err = refused(edit.set_queue_fields, cluster, "research-dev", weight="0")
+    err = refused(edit.update_queue, cluster, "research-dev", weight="0")
     assert err.field == "spec.weight"
-    err = refused(edit.set_queue_fields, cluster, "research-dev", state="Paused")
+    err = refused(edit.update_queue, cluster, "research-dev", state="Paused")
     assert err.field == "status.state"
 
 
 def test_blank_quantities_unset_and_fields_change(cluster):
     out = edit.set_queue_resources(cluster, "research-dev", capability={"cpu": "", "memory": ""}).cluster
     assert out.queues["research-dev"].capability is None
-    out = edit.set_queue_fields(cluster, "research-dev", weight="3", priority="7", reclaimable=False,
-                                state="Closed").cluster
+    out = edit.update_queue(cluster, "research-dev", weight="3", priority="7", reclaimable=False,
+                            state="Closed").cluster
     q = out.queues["research-dev"]
     assert (q.weight, q.priority, q.reclaimable, q.state) == (3, 7, False, "Closed")
 
@@ -146,7 +146,7 @@ def test_existing_problems_do_not_block_unrelated_edits(cluster):
     broken.queues["research-dev"].capability = None
     broken.queues["research-dev"].guarantee = broken.queues["research-dev"].deserved.clone()
     broken.queues["research-dev"].guarantee.cpu *= 100  # guarantee-above-deserved: already an error
-    out = edit.set_queue_fields(broken, "research-eval", weight="2")
+    out = edit.update_queue(broken, "research-eval", weight="2")
     assert any(f.rule == "guarantee-above-deserved" for f in out.findings)
 
 

@@ -19,13 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from capacity.accel import ACCELERATED, ENGINE_ENV, REFERENCE, Acceleration, engine
-from capacity.authoring.lessons import LessonRun, all_lessons, queue_numbers
+from capacity.authoring.lessons import LessonRun, queue_numbers
 from capacity.core.errors import InputError
 from capacity.core.trace import Trace
 from capacity.framework.session import CycleResult
 from capacity.io.k8s import load_cluster_file, load_objects
 from capacity.scheduler import open_session, simulate
 from capacity.simulation.sim import SimOptions, Simulator
+from tests.lesson_oracles import all_lessons
 from tests.property.scenarios import scenarios
 from tests.unit.test_nodefit import CONFS, random_cluster
 from tests.unit.test_victim_bound import BOUND_CONFS, with_guarantees

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from capacity.authoring.lessons import RULE_WORDS, LessonRun, all_lessons, label, scenario_value, show, stated_value
+from capacity.authoring.lessons import RULE_WORDS, LessonRun, label, scenario_value, show
+from tests.lesson_oracles import all_lessons, stated_value
 
 LESSONS = all_lessons()
 RUNS = {lesson.id: LessonRun(lesson) for lesson in LESSONS}

@@ -14,13 +14,13 @@ from capacity.authoring.lessons import (
     FACT_KINDS,
     LESSONS_DIR,
     LessonRun,
-    all_lessons,
     lesson_ids,
     load_lesson,
     matches,
     show,
 )
 from capacity.core.errors import InputError
+from tests.lesson_oracles import all_lessons
 
 LESSONS = all_lessons()
 RUNS = {lesson.id: LessonRun(lesson) for lesson in LESSONS}

@@ -341,3 +341,17 @@ def test_value_caches_agree_across_equal_numbers() -> None:
     assert milli_value(D("-0.0005")) == -1 and milli_value(D("-0.0005")) == -1
     with pytest.raises(ValueError):
         value(D("NaN"))
+
+
+def test_one_resource_formatter_writes_exact_quantities_or_reading_ones() -> None:
+    """format_resources is the one resource formatter: exact quantities by default, human_value's for reading,
+    pods slots skipped where asked, a 0 that means "not set" said so, and a chosen text when nothing is left."""
+    from capacity.core.human_units import human_describe, human_value
+    from capacity.core.quantity import format_resources
+
+    values = {"cpu": 627570.0, "memory": 4 * 2**30, "pods": 110.0, "nvidia.com/gpu": 0.0}
+    assert format_resources(values) == "cpu 627570m, memory 4Gi, pods 110, nvidia.com/gpu 0"
+    assert format_resources(values, skip=("pods",), unset=("nvidia.com/gpu",), unset_text="unset",
+                            value=human_value) == "cpu 627.57, memory 4Gi, nvidia.com/gpu unset"
+    assert human_describe(values) == "cpu 627.57, memory 4Gi, nvidia.com/gpu 0"
+    assert format_resources({}) == "nothing" and format_resources({"pods": 1.0}, skip=("pods",), empty="-") == "-"

@@ -114,13 +114,11 @@ def _b_limit() -> Resource:
 def test_B1_with_dimension_checks_requested_dims_and_ignores_pods() -> None:
     req = R(0, 1 * Gi, {GPU: 1000, "pods": 1})
     assert _b_future_used().less_equal_with_dimension_and_resources_name(_b_limit(), req) == (True, [])
-    assert _b_future_used().less_equal_with_dimension(_b_limit(), req) is True
 
 
 def test_B2_with_dimension_reports_cpu() -> None:
     req = R(1000, 1 * Gi, {GPU: 1000, "pods": 1})
     assert _b_future_used().less_equal_with_dimension_and_resources_name(_b_limit(), req) == (False, ["cpu"])
-    assert _b_future_used().less_equal_with_dimension(_b_limit(), req) is False
 
 
 def test_B3_with_dimension_skips_scalars_when_left_has_no_map() -> None:
