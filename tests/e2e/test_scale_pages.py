@@ -78,7 +78,7 @@ def test_every_page_stays_paged_at_scale(app_page: Page, streamlit_url: str, tmp
 
     # Lint: 242 findings (one per queue about a resource no node has, and two more), one page of them, and a
     # search box that narrows them on the server.
-    _open(page, "Lint")
+    open_page(page, "Lint")
     expect(page.get_by_text("findings 1-50 of 242 (page 1 of 5)")).to_be_visible()
     search = page.get_by_label("Object, field, rule or problem contains")
     search.fill("victim-tier-order")
@@ -88,7 +88,7 @@ def test_every_page_stays_paged_at_scale(app_page: Page, streamlit_url: str, tmp
 
     # Compare: both sides' treemaps draw two levels of the 221 queues (a click opens the rest), and the page with
     # both outcomes stays a few screens tall.
-    _open(page, "Compare")
+    open_page(page, "Compare")
     received.reset()
     page.locator(".st-key-compare_btn button").click()
     expect(page.get_by_text(re.compile(r"^221 queues: 2 levels drawn at a time"))).to_have_count(2)
