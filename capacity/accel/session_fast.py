@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from capacity.accel import nodefit
+from capacity.accel.forms import NodeVector
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.core.resources import Resource
 from capacity.framework.snapshot import SessionAttrs
@@ -18,12 +19,10 @@ from capacity.framework.snapshot import SessionAttrs
 STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
 
-PossibleFn = Callable[[Task], tuple[Any, ...]]
-"""A plugin's victim bound maker (Session.add_possible_fn): preemptor -> (key, test) or (key, test, vector)."""
 
 
 class PluginBound:
-    """One plugin's bound (Session.add_possible_fn) for one preemptor: its test and the key under which
+    """One plugin's bound (PossibleVictims, Session.add_fast) for one preemptor: its test and the key under which
     its answers may be reused (None: not reusable)."""
 
     __slots__ = ("key", "test", "vector")
@@ -150,25 +149,9 @@ class SessionFast(SessionAttrs):
                 return True
         return False
 
-    def add_possible_fn(self: Any, point: str, plugin: str,
-                        fn: PossibleFn) -> None:
-        """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
-
-        `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
-        answers `test` for the rows (positions) of a VictimTable all at once. `test(t)` False promises
-        that in the session's current state the plugin, asked about any candidate list, does not name `t`
-        among preemptor's victims (so it answers empty if it allows no candidate), and that it never
-        abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
-        besides the session state: callers may reuse them across preemptors with equal keys until the
-        next allocate / deallocate event (`version`). Acceleration (Acceleration.victim_bounds).
-        """
-        if not self.accel.victim_bounds:
-            return
-        self.possible_fns[(point, plugin)] = fn
-
     def victim_possible(self: Any, point: str, preemptor: Task) -> VictimBound:
         """What `_victims(point, preemptor, candidates)` can answer now, from the plugins' bounds
-        (add_possible_fn): see VictimBound."""
+        (PossibleVictims): see VictimBound."""
         tiers: list[tuple[list[PluginBound], PluginBound | None]] = []
         for tier in self.tiered(point):
             if not tier:
@@ -199,32 +182,17 @@ class SessionFast(SessionAttrs):
         return self._bound_exact
 
     # ---- the same questions for all nodes at once (capacity.accel.nodefit) --------------------------------
-    def add_vector_fn(self: Any, point: str, plugin: str, fn: Callable[..., Any],
-                      key: Callable[[Task], Any] | None = None,
-                      node_fn: Callable[[Task], Callable[[int], Any] | None] | None = None) -> None:
-        """A plugin's whole-NodeList form of its `point` function, answering exactly as the per-node one.
-
-        `key(task)`, if given, promises that the plugin's answer for a node depends only on that node's
-        own state and on what the key (a hashable, or None for "no such promise for this task") names,
-        besides the task's requests: answers are then reused across tasks until the node changes.
-        `node_fn(task)`, if given, returns the vector form's answer for one NodeList position as a plain
-        Python function of that position (or None when it has none for this task): the vector form's
-        `passed[i]` for "predicate", its score for "nodeOrder". It reads the NodeFit as it is when
-        called (current at the last refresh), like the vector form, and stays good for the session and
-        for every task with the same `placement_key` (allocate's Placements keep it).
-        Acceleration (Acceleration.node_fit): the reference engine asks the per-node functions.
-        """
-        if not self.accel.node_fit:
-            return
-        self.vector_fns[(point, plugin)] = fn
+    def _add_vector_form(self: Any, point: str, plugin: str, form: NodeVector) -> None:
+        """Session.add_fast's NodeVector: the plugin's whole-NodeList form of `point` (see NodeVector)."""
+        self.vector_fns[(point, plugin)] = form.fn
         self._placement_key_fns = None
-        if key is not None:
-            self.vector_keys[(point, plugin)] = key
-        if node_fn is not None:
-            self.node_fn_makers[(point, plugin)] = node_fn
+        if form.key is not None:
+            self.vector_keys[(point, plugin)] = form.key
+        if form.node_fn is not None:
+            self.node_fn_makers[(point, plugin)] = form.node_fn
 
     def node_fns(self: Any, point: str, task: Task) -> list[Callable[[int], Any]] | None:
-        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see add_vector_fn);
+        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see NodeVector);
         None if one has none. Predicates pass where all pass; nodeOrder scores add up in this order."""
         if point == "nodeOrder" and self.flat("batchNodeOrder"):
             return None

@@ -275,13 +275,13 @@ def test_victim_bounds_without_nodefit_read_the_same_requests(monkeypatch: pytes
 def test_placement_signature_of_a_plain_pod_is_the_general_one() -> None:
     """predicates' signature (part of the placement key) has a shortcut for pods without selector,
     affinity or tolerations; it must be the text the general formula gives, and no other pod may get it."""
+    from capacity.accel import predicates_vector as predicates
     from capacity.core.model import PodSpec
-    from capacity.plugins import predicates
 
     def spec(selector: dict, affinity: dict | None, tolerations: list) -> PodSpec:
         return PodSpec({}, {}, selector, affinity, tolerations, "", "", "", "", "", False, 0)
 
-    plugin = predicates.PredicatesPlugin.__new__(predicates.PredicatesPlugin)
+    plugin = predicates.PredicatesVector.__new__(predicates.PredicatesVector)
     plugin._signatures = {}
     required = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"k": "v"}]}}
     specs = [spec({}, None, []), spec({"zone": "a"}, None, []), spec({}, required, []),
