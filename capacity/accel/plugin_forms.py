@@ -26,6 +26,13 @@ from capacity.plugins.conformance import _critical
 
 if TYPE_CHECKING:
     from capacity.framework.session import Session
+    from capacity.plugins.binpack import BinpackPlugin
+    from capacity.plugins.capacity import CapacityPlugin
+    from capacity.plugins.conformance import ConformancePlugin
+    from capacity.plugins.gang import GangPlugin
+    from capacity.plugins.nodeorder import NodeOrderPlugin
+    from capacity.plugins.predicates import PredicatesPlugin
+    from capacity.plugins.priority import PriorityPlugin
 
 Offer = Callable[[Any, "Session"], Iterator[tuple[str, FastForm]]]
 """A plugin's forms: (its plugin instance, opened, and the session) -> (point, form) pairs."""
@@ -74,7 +81,7 @@ def gang_possible_victims(ssn: Session, preemptor: Task) -> tuple[tuple[()], Cal
     return (), test, surplus_rows
 
 
-def _gang(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _gang(plugin: GangPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     possible = PossibleVictims(lambda preemptor: gang_possible_victims(ssn, preemptor))
     yield "preemptable", possible
     yield "reclaimable", possible
@@ -104,7 +111,7 @@ def priority_possible_victims(ssn: Session, preemptor: Task) -> tuple[Any, Calla
     return key, test
 
 
-def _priority(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _priority(plugin: PriorityPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     yield "jobOrder", OrderKey(priority_key)
     yield "preemptable", PossibleVictims(lambda preemptor: priority_possible_victims(ssn, preemptor))
 
@@ -125,14 +132,14 @@ def conformance_possible_victims(preemptor: Task) -> tuple[tuple[()], Callable[[
     return (), _not_critical, _not_critical_rows
 
 
-def _conformance(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _conformance(plugin: ConformancePlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     possible = PossibleVictims(conformance_possible_victims)
     yield "preemptable", possible
     yield "reclaimable", possible
 
 
 # ---- capacity (pkg/scheduler/plugins/capacity/capacity.go; the forms: accel/capacity_order.py, _bounds.py) ----
-def _capacity(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _capacity(plugin: CapacityPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     yield "queueOrder", OrderFn(plugin.queue_order)
     yield "queueOrder", OrderLess(plugin.queue_less)
     yield "queueOrder", OrderHeap(plugin.queue_heap)
@@ -141,19 +148,19 @@ def _capacity(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
 
 
 # ---- the vector forms over NodeFit ------------------------------------------------------------------------------
-def _predicates(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _predicates(plugin: PredicatesPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     from capacity.accel.predicates_vector import PredicatesVector
     vec = PredicatesVector(plugin)
     yield "predicate", NodeVector(vec.predicate_vector, vec.vector_key, vec.node_predicate)
 
 
-def _nodeorder(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _nodeorder(plugin: NodeOrderPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     from capacity.accel.nodeorder_vector import NodeOrderVector
     vec = NodeOrderVector(plugin)
     yield "nodeOrder", NodeVector(vec.score_vector, lambda task: (), vec.node_score)
 
 
-def _binpack(plugin: Any, ssn: Session) -> Iterator[tuple[str, FastForm]]:
+def _binpack(plugin: BinpackPlugin, ssn: Session) -> Iterator[tuple[str, FastForm]]:
     if plugin.weight == 0:  # (then binpack registers no nodeOrder function)
         return
     from capacity.accel.binpack_vector import BinpackVector
