@@ -312,7 +312,7 @@ def test_a_pod_that_fits_no_node_is_reported_as_by_the_reference() -> None:
 
 @pytest.mark.parametrize("hierarchy", [True, False])
 def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None:
-    """capacity's one-call queue `less` (Session.add_order_less) against its queue order then the tie, for
+    """capacity's one-call queue `less` (OrderLess, Session.add_fast) against its queue order then the tie, for
     every pair of queues, with shares apart and equal, after a cycle has placed pods."""
     from capacity.framework.session import _first_decisive, _queue_tie
     from capacity.scheduler import open_session, run_cycle
