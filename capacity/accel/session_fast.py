@@ -23,7 +23,6 @@ STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
 
 
-
 class PluginBound:
     """One plugin's bound (PossibleVictims, Session.add_fast) for one preemptor: its test and the key under which
     its answers may be reused (None: not reusable)."""
@@ -246,7 +245,7 @@ class SessionFast(SessionAttrs):
         if fit is None:
             if not self.vectorised:
                 return None
-            fit = self._node_fit = nodefit.NodeFit(cast("Session", self))  # (this part of one)
+            fit = self._node_fit = nodefit.NodeFit(cast("Session", self))  # (a part of Session)
         elif fit.dirty:
             fit.refresh()
         return fit
