@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from capacity.accel.plugin_forms import attach as attach_fast_forms
 from capacity.accel.snapshot_cache import SnapshotCache
 from capacity.core.cluster import Cluster
 from capacity.core.gcpause import gc_paused  # noqa: F401  (here since issue 9; also holds it while a dump is read)
@@ -34,6 +35,7 @@ def open_session(cluster: Cluster, trace: Trace | None = None,
             plugin = cls(opt)
             ssn.plugins[opt.name] = plugin
             plugin.on_session_open(ssn)
+            attach_fast_forms(ssn, opt.name, plugin)  # (capacity.accel: none for the reference engine)
     return ssn
 
 

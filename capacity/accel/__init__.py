@@ -35,14 +35,14 @@ class Acceleration:
     """A Simulator hands a SnapshotCache from one cycle to the next (capacity.accel.snapshot_cache):
     nodes, jobs and the capacity plugin's queue tree that did not change are taken as they are."""
     node_fit: bool
-    """The vectorised node fit (capacity.accel.nodefit.NodeFit, Placements, plugins' vector forms) for
+    """The vectorised node fit (capacity.accel.nodefit.NodeFit, Placements, plugins' NodeVector forms) for
     predicates, scores and the victim tables; compiled loops (capacity.accel.kernels) where numba is."""
     jit: bool
     """numba-compiled loops (capacity.accel.kernels) where numba is installed."""
     victim_bounds: bool
-    """Reclaim and preempt pass over nodes on the plugins' bounds (Session.add_possible_fn)."""
+    """Reclaim and preempt pass over nodes on the plugins' bounds (PossibleVictims forms, Session.add_fast)."""
     order_keys: bool
-    """Heaps compare plugins' order keys (Session.add_order_key / add_order_less / add_order_heap), the
+    """Heaps compare plugins' order keys (OrderKey / OrderLess / OrderHeap / OrderFn forms, Session.add_fast), the
     capacity plugin's own queue heap (capacity.accel.capacity_heap) and its memoised queue pairs."""
     exact_sums: bool
     """The capacity plugin sums its queue tree leaf by leaf where every sum is exact, instead of passing

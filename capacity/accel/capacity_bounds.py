@@ -1,4 +1,4 @@
-"""The capacity plugin's victim bound (Session.add_possible_fn): which reclaimees `reclaimable` could name,
+"""The capacity plugin's victim bound (PossibleVictims, Session.add_fast): which reclaimees `reclaimable` could name,
 from the queues' counters, for every candidate at once (capacity.accel; the rule: CapacityPlugin.reclaimable).
 """
 
@@ -25,7 +25,7 @@ class CapacityVictimBounds(CapacityBase):
     """CapacityPlugin's bound on its `reclaimable` answers (capacity.accel)."""
 
     def reclaimable_possible(self, reclaimer: Task) -> tuple[Any, ...]:
-        """Session.add_possible_fn's bound on `reclaimable`: the checks above against the queues' counters
+        """The PossibleVictims bound on `reclaimable`: the checks above against the queues' counters
         as they are, before any victim of this call is taken off. Within a call the counters only go
         down, and every check that keeps a task fails the more for it (guarantee, deserved, ancestors),
         so a task kept here is kept by every call until the counters change."""

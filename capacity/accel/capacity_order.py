@@ -1,5 +1,5 @@
 """The capacity plugin's queue order, accelerated: what does not change within a session kept per pair of
-queues, one `less` with the tie-break (Session.add_order_less), and the compiled heap (capacity_heap).
+queues, one `less` with the tie-break (OrderLess, Session.add_fast), and the compiled heap (capacity_heap).
 
 The reference is CapacityPlugin._queue_order, capacity.go's queueOrderFn as written.
 """
@@ -38,7 +38,7 @@ class CapacityOrderMemo(CapacityBase):
 
     def queue_less(self, tie: Any) -> Any:
         """The queue heaps' `less` when capacity is the only queue order: `queue_order`, then `tie`, in one
-        call (Session.add_order_less)."""
+        call (OrderLess, Session.add_fast)."""
         make = self._order_pair
 
         def less(l: QueueSpec, r: QueueSpec) -> bool:

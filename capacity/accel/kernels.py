@@ -5,7 +5,7 @@ after each bind: candidate (FutureIdle fit and the predicates), then the nodeord
 node fits Idle. numpy's per-call overhead dominates on a few nodes and the interpreter on many, so the
 usual plugin set (predicates' static filters and pod count, nodeorder's lean LeastAllocated +
 BalancedAllocation) has its loop compiled here: the same comparisons and the same arithmetic, in the same
-order, as `Placement.update_nodes` with `NodeOrderPlugin._node_score_lean` (integers where Python uses
+order, as `Placement.update_nodes` with `NodeOrderVector._node_score_lean` (integers where Python uses
 integers, IEEE doubles elsewhere, no fast-math). The one step that may differ in the last bit,
 BalancedAllocation's `** 2` and `** 0.5` over three fractions, is flagged when its value lies that close
 to a whole number, and the caller answers those nodes again in Python.
@@ -31,7 +31,7 @@ dashboard's first step would otherwise pay."""
 
 NEAR_WHOLE = 1e-9
 """A three-fraction BalancedAllocation value closer than this to a whole number is answered again in
-Python (the same bound as the numpy path, NodeOrderPlugin._balanced_vector)."""
+Python (the same bound as the numpy path, NodeOrderVector._balanced_vector)."""
 
 
 def _update_lean(idx: Any, rk: Any, rv: Any, fi: Any, idle: Any, ok: Any, pods: Any, max_tasks: Any,

@@ -8,22 +8,23 @@ Each answers exactly as the per-item rule it stands for (capacity.framework.sess
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from capacity.accel import nodefit
+from capacity.accel.forms import NodeVector
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.core.resources import Resource
 from capacity.framework.snapshot import SessionAttrs
 
+if TYPE_CHECKING:
+    from capacity.framework.session import Session
+
 STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
 
-PossibleFn = Callable[[Task], tuple[Any, ...]]
-"""A plugin's victim bound maker (Session.add_possible_fn): preemptor -> (key, test) or (key, test, vector)."""
-
 
 class PluginBound:
-    """One plugin's bound (Session.add_possible_fn) for one preemptor: its test and the key under which
+    """One plugin's bound (PossibleVictims, Session.add_fast) for one preemptor: its test and the key under which
     its answers may be reused (None: not reusable)."""
 
     __slots__ = ("key", "test", "vector")
@@ -112,7 +113,7 @@ def _resource_key(r: Resource) -> tuple[Any, ...]:
 class SessionFast(SessionAttrs):
     """Session's acceleration extension points (capacity.accel)."""
 
-    def _open_fast(self: Any) -> None:
+    def _open_fast(self) -> None:
         """The registries of the plugins' vector forms, empty, and whether the session may use NodeFit."""
         self.vectorised = nodefit.ENABLED and self.accel.node_fit
         self.vector_fns = {}
@@ -120,7 +121,7 @@ class SessionFast(SessionAttrs):
         self.node_fn_makers = {}
         self._node_fit = None
 
-    def may_starve_now(self: Any) -> list[Job] | None:
+    def may_starve_now(self) -> list[Job] | None:
         """The jobs that might starve now (Job.may_starve), in the session's job order, with a cache: those
         that might at open and those a task moved in since (Job.change_log); None without a cache."""
         if self.may_starve_open is None or self.cache is None:
@@ -129,7 +130,7 @@ class SessionFast(SessionAttrs):
         uids = self.may_starve_open.union(job.uid for job in self.cache.job_log)
         return [jobs[uid] for uid in sorted(uids) if uid in jobs]
 
-    def starving_candidates(self: Any) -> list[Job] | None:
+    def starving_candidates(self) -> list[Job] | None:
         """`may_starve_now` if the deciding jobStarving functions are only priority's and gang's, which
         answer yes only for such a job; else None (ask every job)."""
         tier = self._starving_fns()
@@ -137,7 +138,7 @@ class SessionFast(SessionAttrs):
             return None
         return self.may_starve_now()
 
-    def has_waiting_task(self: Any) -> bool:
+    def has_waiting_task(self) -> bool:
         """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
         for (their task queues hold nothing else), so without one, and with nothing traced, they decide
         nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
@@ -150,25 +151,9 @@ class SessionFast(SessionAttrs):
                 return True
         return False
 
-    def add_possible_fn(self: Any, point: str, plugin: str,
-                        fn: PossibleFn) -> None:
-        """A bound on the plugin's `point` ("reclaimable" / "preemptable") function, for skipping nodes.
-
-        `fn(preemptor)` returns `(key, test)`, or `(key, test, vector)` where `vector(table, rows)`
-        answers `test` for the rows (positions) of a VictimTable all at once. `test(t)` False promises
-        that in the session's current state the plugin, asked about any candidate list, does not name `t`
-        among preemptor's victims (so it answers empty if it allows no candidate), and that it never
-        abstains. `key` (hashable, or None for "do not reuse") names everything the answers depend on
-        besides the session state: callers may reuse them across preemptors with equal keys until the
-        next allocate / deallocate event (`version`). Acceleration (Acceleration.victim_bounds).
-        """
-        if not self.accel.victim_bounds:
-            return
-        self.possible_fns[(point, plugin)] = fn
-
-    def victim_possible(self: Any, point: str, preemptor: Task) -> VictimBound:
+    def victim_possible(self, point: str, preemptor: Task) -> VictimBound:
         """What `_victims(point, preemptor, candidates)` can answer now, from the plugins' bounds
-        (add_possible_fn): see VictimBound."""
+        (PossibleVictims): see VictimBound."""
         tiers: list[tuple[list[PluginBound], PluginBound | None]] = []
         for tier in self.tiered(point):
             if not tier:
@@ -185,7 +170,7 @@ class SessionFast(SessionAttrs):
             tiers.append((bounds, last))
         return VictimBound(tiers)
 
-    def victim_bound_exact(self: Any) -> bool:
+    def victim_bound_exact(self) -> bool:
         """Whether every request and allocatable is an integer small enough that node sums are exact
         (NodeFit's `exact`, over the same values): only then does a sum over a superset of victims bound
         every victim set's sum, and may reclaim / preempt pass over nodes on that bound."""
@@ -193,38 +178,23 @@ class SessionFast(SessionAttrs):
             if self._node_fit is not None:
                 self._bound_exact = self._node_fit.exact
             else:
-                facts = nodefit.session_request_facts(self)
+                facts = nodefit.session_request_facts(cast("Session", self))
                 facts.add(nodefit.request_facts([node.allocatable for node in self.node_list]))
                 self._bound_exact = all(exact for _, exact in facts)
         return self._bound_exact
 
     # ---- the same questions for all nodes at once (capacity.accel.nodefit) --------------------------------
-    def add_vector_fn(self: Any, point: str, plugin: str, fn: Callable[..., Any],
-                      key: Callable[[Task], Any] | None = None,
-                      node_fn: Callable[[Task], Callable[[int], Any] | None] | None = None) -> None:
-        """A plugin's whole-NodeList form of its `point` function, answering exactly as the per-node one.
-
-        `key(task)`, if given, promises that the plugin's answer for a node depends only on that node's
-        own state and on what the key (a hashable, or None for "no such promise for this task") names,
-        besides the task's requests: answers are then reused across tasks until the node changes.
-        `node_fn(task)`, if given, returns the vector form's answer for one NodeList position as a plain
-        Python function of that position (or None when it has none for this task): the vector form's
-        `passed[i]` for "predicate", its score for "nodeOrder". It reads the NodeFit as it is when
-        called (current at the last refresh), like the vector form, and stays good for the session and
-        for every task with the same `placement_key` (allocate's Placements keep it).
-        Acceleration (Acceleration.node_fit): the reference engine asks the per-node functions.
-        """
-        if not self.accel.node_fit:
-            return
-        self.vector_fns[(point, plugin)] = fn
+    def _add_vector_form(self, point: str, plugin: str, form: NodeVector) -> None:
+        """Session.add_fast's NodeVector: the plugin's whole-NodeList form of `point` (see NodeVector)."""
+        self.vector_fns[(point, plugin)] = form.fn
         self._placement_key_fns = None
-        if key is not None:
-            self.vector_keys[(point, plugin)] = key
-        if node_fn is not None:
-            self.node_fn_makers[(point, plugin)] = node_fn
+        if form.key is not None:
+            self.vector_keys[(point, plugin)] = form.key
+        if form.node_fn is not None:
+            self.node_fn_makers[(point, plugin)] = form.node_fn
 
-    def node_fns(self: Any, point: str, task: Task) -> list[Callable[[int], Any]] | None:
-        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see add_vector_fn);
+    def node_fns(self, point: str, task: Task) -> list[Callable[[int], Any]] | None:
+        """Every enabled plugin's per-node form of `point` for `task`, in tier order (see NodeVector);
         None if one has none. Predicates pass where all pass; nodeOrder scores add up in this order."""
         if point == "nodeOrder" and self.flat("batchNodeOrder"):
             return None
@@ -238,7 +208,7 @@ class SessionFast(SessionAttrs):
             out.append(got)
         return out
 
-    def placement_key(self: Any, task: Task) -> tuple[Any, ...] | None:
+    def placement_key(self, task: Task) -> tuple[Any, ...] | None:
         """What allocate's node choice for `task` depends on besides node state, or None if unknown."""
         fns = self._placement_key_fns
         if fns is None:
@@ -255,7 +225,7 @@ class SessionFast(SessionAttrs):
             keys.append(k)
         return tuple(keys)
 
-    def _key_fns(self: Any) -> tuple[Callable[[Task], Any], ...] | bool:
+    def _key_fns(self) -> tuple[Callable[[Task], Any], ...] | bool:
         """placement_key's plugin keys in tier order (predicates, then node orders), looked up once the
         plugins are open; False when one has none or batchNodeOrder is in play (no key for any task)."""
         if self.flat("batchNodeOrder"):
@@ -269,18 +239,18 @@ class SessionFast(SessionAttrs):
                 fns.append(kf)
         return tuple(fns)
 
-    def node_fit(self: Any) -> nodefit.NodeFit | None:
+    def node_fit(self) -> nodefit.NodeFit | None:
         """The session's NodeFit, current with every accounting change; None on the reference path."""
         fit = self._node_fit
         if fit is None:
             if not self.vectorised:
                 return None
-            fit = self._node_fit = nodefit.NodeFit(self)
+            fit = self._node_fit = nodefit.NodeFit(cast("Session", self))  # (a part of Session)
         elif fit.dirty:
             fit.refresh()
         return fit
 
-    def predicate_vector(self: Any, task: Task, among: Any = None, idx: Any = None) -> nodefit.PredicateVector | None:
+    def predicate_vector(self, task: Task, among: Any = None, idx: Any = None) -> nodefit.PredicateVector | None:
         """Session.Predicate for every node (or the NodeList positions idx); `among` (a bool mask over all
         nodes) marks the nodes whose answer is used, so a plugin may skip its costly per-node checks
         elsewhere. None if a plugin has no vector form."""
@@ -295,7 +265,7 @@ class SessionFast(SessionAttrs):
             parts.append(vf(task, among, idx))
         return nodefit.PredicateVector.combine(parts, fit.n if idx is None else len(idx))
 
-    def node_scores_vector(self: Any, task: Task, idx: Any) -> Any:
+    def node_scores_vector(self, task: Task, idx: Any) -> Any:
         """node_scores for the nodes at NodeList positions `idx`, as a float64 array in that order."""
         import numpy as np
         acc = np.zeros(len(idx))

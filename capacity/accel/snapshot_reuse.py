@@ -6,8 +6,6 @@ The reference: SessionSnapshot._link (capacity.framework.snapshot) and Session.c
 
 from __future__ import annotations
 
-from typing import Any
-
 from capacity.accel.pod_reading import PodReading
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.snapshot import SessionAttrs, _task
@@ -16,7 +14,7 @@ from capacity.framework.snapshot import SessionAttrs, _task
 class SessionSnapshotReuse(SessionAttrs):
     """Session's snapshot and close over what a SnapshotCache kept (capacity.accel)."""
 
-    def _all_tasks(self: Any, jobs: dict[str, Job]) -> None:
+    def _all_tasks(self, jobs: dict[str, Job]) -> None:
         """`all_tasks`: every job's tasks. With the last session's jobs and their tasks at hand (the same
         uids, SnapshotCache.all_tasks, made of the very jobs dict `last_jobs` is) those of the jobs built anew
         replace their predecessors' only."""
@@ -34,7 +32,7 @@ class SessionSnapshotReuse(SessionAttrs):
             for job in jobs.values():
                 all_tasks.update(job.tasks)
 
-    def _link_changed(self: Any, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None:
+    def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None:
         """`_link` from what the SnapshotCache's PodReading knows, visiting only what it must: the pods of
         jobs built anew and of none, and the nodes not taken as they are. A kept job holds the tasks of the
         very pods it was built from; a node taken as it is holds the same pods, its tasks and its mirror as
@@ -75,7 +73,7 @@ class SessionSnapshotReuse(SessionAttrs):
             if name and name in self.nodes and task.status not in done:
                 self.loose.append(task)
 
-    def _closing_jobs(self: Any) -> list[Job]:
+    def _closing_jobs(self) -> list[Job]:
         """The jobs whose close answers (gang's conditions, the phase, the pipelined tasks) the session must
         work out, in job order: all of them, or, with the last session's close at hand (`_last_close`) under
         the same plugins, only those built anew, those in which a task moved (the SnapshotCache's job_log)
@@ -84,11 +82,11 @@ class SessionSnapshotReuse(SessionAttrs):
         nothing changed since: the same tasks in the same statuses, the same phase, the same plugins closing,
         so the same answers, already on the job (conditions) and in the last close's phases; and, no task
         having moved, none pipelined."""
-        last = self._last_close
-        if last is None or last[0] != tuple(self.plugins):
+        last, cache = self._last_close, self.cache
+        if last is None or cache is None or last[0] != tuple(self.plugins):  # (a last close: kept by a cache)
             return list(self.jobs.values())
         todo = {job.uid for job in self.fresh_jobs}
-        todo.update(job.uid for job in self.cache.job_log)
+        todo.update(job.uid for job in cache.job_log)
         todo.update(job.uid for job in self.phase_log)
         jobs = self.jobs
         return [jobs[uid] for uid in sorted(todo)]

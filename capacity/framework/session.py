@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.accel import Acceleration, engine
-from capacity.accel.session_fast import PossibleFn, SessionFast, _job_key, _keyed_job_less
+from capacity.accel.forms import (
+    FastForm,
+    Less,
+    NodeVector,
+    OrderFn,
+    OrderHeap,
+    OrderKey,
+    OrderLess,
+    PossibleFn,
+    PossibleVictims,
+)
+from capacity.accel.session_fast import SessionFast, _job_key, _keyed_job_less
 from capacity.accel.snapshot_cache import SnapshotCache
 from capacity.accel.snapshot_reuse import SessionSnapshotReuse
 from capacity.core.cluster import Cluster
@@ -141,10 +152,11 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self.options = options or SessionOptions()
         self.tiers: list[list[PluginOption]] = self.conf.tiers
         self.fns: dict[str, dict[str, Callable[..., Any]]] = {}
-        # Per point, plugins whose order function is also a key (add_order_key).
+        # The plugins' order forms (add_fast), per point and plugin: OrderKey, OrderLess, OrderHeap, OrderFn.
         self.order_keys: dict[str, dict[str, Callable[[Any], Any]]] = {}
-        self.order_lesses: dict[str, dict[str, Callable[[Any], Callable[[Any, Any], bool]]]] = {}  # add_order_less
-        self.order_heaps: dict[str, dict[str, Callable[[Any, int], Any]]] = {}  # add_order_heap
+        self.order_lesses: dict[str, dict[str, Callable[[Less], Less]]] = {}
+        self.order_heaps: dict[str, dict[str, Callable[[Less, int], Any]]] = {}
+        self.order_fns: dict[str, dict[str, Callable[[Any, Any], int]]] = {}
         self.handlers: list[EventHandler] = []
         self.plugins: dict[str, Any] = {}
         self.result = CycleResult()
@@ -173,31 +185,29 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self._less_cache.pop(point, None)
         self._placement_key_fns = None
 
-    def add_order_key(self, point: str, plugin: str, key: Callable[[Any], Any]) -> None:
-        """`plugin`'s order function at `point` as a key: fn(l, r) < 0 iff key(l) < key(r), and 0 iff equal.
-        When every enabled plugin of the point has one, the heaps compare one tuple per item (job_less).
-        Acceleration (Acceleration.order_keys): the reference engine compares through the order functions."""
-        if not self.accel.order_keys:
-            return
-        self.order_keys.setdefault(point, {})[plugin] = key
-        self._less_cache.pop(point, None)
-
-    def add_order_less(self, point: str, plugin: str, make: Callable[[Any], Callable[[Any, Any], bool]]) -> None:
-        """`plugin`'s order at `point` and the tie-break after it as one `less`: make(tie) answers as
-        `_first_decisive` over that plugin alone would. Used when it is the point's only enabled plugin."""
-        if not self.accel.order_keys:
-            return
-        self.order_lesses.setdefault(point, {})[plugin] = make
-        self._less_cache.pop(point, None)
-
-    def add_order_heap(self, point: str, plugin: str, make: Callable[[Any, int], Any]) -> None:
-        """`plugin`'s own heap for allocate at `point`: make(tie, pops) answers an empty heap that pops as
-        PriorityQueue over the plugin's order then `tie` would, or None (then that PriorityQueue is used);
-        `pops`: about how many pops are to come (what a heap that costs more to set up weighs).
-        Used when it is the point's only enabled plugin."""
-        if not self.accel.order_keys:
-            return
-        self.order_heaps.setdefault(point, {})[plugin] = make
+    def add_fast(self, point: str, plugin: str, form: FastForm) -> None:
+        """The one channel for a plugin's accelerated form of its `point` function (capacity.accel.forms):
+        kept only where the session's Acceleration allows that kind, so the reference engine never sees it.
+        The forms answer exactly as the functions registered with add_fn (or bound them)."""
+        accel = self.accel
+        if isinstance(form, NodeVector):
+            if accel.node_fit:
+                self._add_vector_form(point, plugin, form)
+        elif isinstance(form, PossibleVictims):
+            if accel.victim_bounds:
+                self.possible_fns[(point, plugin)] = form.possible
+        elif accel.order_keys:
+            if isinstance(form, OrderKey):
+                self.order_keys.setdefault(point, {})[plugin] = form.key
+            elif isinstance(form, OrderLess):
+                self.order_lesses.setdefault(point, {})[plugin] = form.make
+            elif isinstance(form, OrderHeap):
+                self.order_heaps.setdefault(point, {})[plugin] = form.make
+            elif isinstance(form, OrderFn):
+                self.order_fns.setdefault(point, {})[plugin] = form.fn
+                self._tier_cache.pop(point, None)
+                self._flat_cache.pop(point, None)
+            self._less_cache.pop(point, None)
 
     def add_event_handler(self, handler: EventHandler) -> None:
         self.handlers.append(handler)
@@ -208,9 +218,10 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         if cached is not None:
             return cached
         registered = self.fns.get(point, {})
+        faster = self.order_fns.get(point, {})  # (OrderFn: the same answers, what a session fixes kept)
         out: list[list[tuple[str, Callable[..., Any]]]] = []
         for tier in self.tiers:
-            row = [(opt.name, registered[opt.name]) for opt in tier
+            row = [(opt.name, faster.get(opt.name, registered[opt.name])) for opt in tier
                    if opt.name in registered and opt.enabled(point)]
             out.append(row)
         self._tier_cache[point] = out
@@ -258,7 +269,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         return cached
 
     def job_key(self) -> Callable[[Job], tuple[Any, ...]] | None:
-        """The job order as a key when every enabled jobOrder plugin has one (add_order_key): the plugins'
+        """The job order as a key when every enabled jobOrder plugin has one (OrderKey): the plugins'
         keys in tier order, creation, UID, made once per job and kept on it (Job.order_key, dropped when
         its gang counters move). job_less(l, r) is then key(l) < key(r), and no two jobs' keys are equal."""
         pairs = self.flat("jobOrder")
@@ -279,7 +290,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
 
     def queue_heap(self, pops: int) -> Any:
         """An empty heap of queues in the queue order, for allocate (about `pops` pops to come): the only
-        queue-order plugin's own (add_order_heap) where it offers one, else PriorityQueue(queue_less())."""
+        queue-order plugin's own (OrderHeap) where it offers one, else PriorityQueue(queue_less())."""
         pairs = self.flat("queueOrder")
         if len(pairs) == 1:
             make = self.order_heaps.get("queueOrder", {}).get(pairs[0][0])

@@ -15,7 +15,12 @@ from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.core.resources import Resource
 
 if TYPE_CHECKING:
+    from capacity.accel import Acceleration
+    from capacity.accel.forms import PossibleFn
     from capacity.accel.nodefit import NodeFit
+    from capacity.accel.pod_reading import PodReading
+    from capacity.accel.snapshot_cache import SnapshotCache
+    from capacity.core.cluster import Cluster
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -25,9 +30,15 @@ def _task(pod: Any, job_key: str) -> Task:
 
 
 class SessionAttrs:
-    """The Session's fields set at open by the snapshot (SessionSnapshot) and by the acceleration beside it
-    (capacity.accel: SessionSnapshotReuse, SessionFast), declared once for all of them."""
+    """What the Session's parts (the snapshot, SessionSnapshot, and the acceleration beside it, capacity.accel's
+    SessionSnapshotReuse and SessionFast) read of one another: the fields set at open and the methods each
+    part calls of another's, declared once for all of them so that each part is type-checked on its own."""
 
+    cluster: Cluster
+    accel: Acceleration
+    cache: SnapshotCache | None
+    plugins: dict[str, Any]
+    possible_fns: dict[tuple[str, str], PossibleFn]
     queues: dict[str, QueueSpec]
     fresh_jobs: list[Job]
     last_victim_table: Any
@@ -53,12 +64,21 @@ class SessionAttrs:
     _bound_exact: bool | None
     _placement_key_fns: Any
 
+    if TYPE_CHECKING:  # (the methods one part calls of another: Session's, SessionSnapshotReuse's)
+        def flat(self, point: str) -> tuple[tuple[str, Callable[..., Any]], ...]: ...
+
+        def tiered(self, point: str) -> list[list[tuple[str, Callable[..., Any]]]]: ...
+
+        def _starving_fns(self) -> list[tuple[str, Callable[..., Any]]]: ...
+
+        def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None: ...
+
 
 class SessionSnapshot(SessionAttrs):
     """Session's open: the snapshot (cache.Snapshot) and the tasks linked to their jobs and nodes."""
 
     # ---- snapshot (cache.Snapshot) ----------------------------------------------------------
-    def _snapshot(self: Any) -> None:
+    def _snapshot(self) -> None:
         c = self.cluster
         self.queues = dict(c.queues)
         cache = self.cache
@@ -117,7 +137,8 @@ class SessionSnapshot(SessionAttrs):
             reading.world = world
         offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
         pgs = c.podgroups
-        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen else None
+        # (`seen` is empty unless the pods' changes are known: `moved` is a set then)
+        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen and moved is not None else None
         if todo is not None:
             # The same loop over the PodGroups in `todo` only, every other one's kept job taken in bulk: the
             # kept jobs, in the last session's order (`jobs` is looked up, never iterated in order, but for
@@ -207,7 +228,7 @@ class SessionSnapshot(SessionAttrs):
                 built = {uid: built[uid] for uid in jobs}
             cache.hand_jobs(self.jobs, built)
 
-    def _link(self: Any, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
+    def _link(self, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
         """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node
         was taken as it is (`reused`), in its node's Kubernetes mirror, in `all_tasks` or `loose`."""
         c = self.cluster

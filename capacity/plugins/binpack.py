@@ -5,13 +5,12 @@ Spec actions-framework §8.3 and §9.5. For every dimension the task requests (>
 `w × (request + node.Used) / node.Allocatable`, or 0 for that dimension when it would not fit or the
 node has none of it (its weight still counts); the node's score is `Σ / Σw × 100 × binpack.weight`.
 `Used` is Volcano's node accounting: Releasing tasks count, Pipelined ones do not.
+The same scores for many nodes at once: capacity.accel.binpack_vector.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-import numpy as np
 
 from capacity.core.conf import get_int
 from capacity.core.model import Node, Task
@@ -77,7 +76,6 @@ class BinpackPlugin(Plugin):
         self.weight, self.resources = calculate_weights(self.args, ssn.notes)
         if self.weight != 0:
             ssn.add_fn("nodeOrder", self.name, self.score)
-            ssn.add_vector_fn("nodeOrder", self.name, self.score_vector, lambda task: ())
 
     def score(self, task: Task, node: Node) -> float:
         """BinPackingScore."""
@@ -92,32 +90,6 @@ class BinpackPlugin(Plugin):
             if w is None:
                 continue
             total += resource_score(request, node.allocatable.get(rn), node.used.get(rn), w)
-            weight_sum += w
-        if weight_sum > 0:
-            total /= float(weight_sum)
-        return total * float(MAX_NODE_SCORE * self.weight)
-
-    def score_vector(self, task: Task, idx: np.ndarray) -> np.ndarray | None:
-        """`score` for the nodes at NodeList positions idx, from NodeFit's Allocatable and Used columns."""
-        fit = self.ssn.node_fit()
-        if fit is None:
-            return None
-        total = np.zeros(len(idx))
-        weight_sum = 0
-        req = task.resreq
-        for rn in req.resource_names():
-            request = req.get(rn)
-            if request == 0:
-                continue
-            w = self.resources.get(rn)
-            if w is None:
-                continue
-            c = fit.col.get(rn)
-            capacity = fit.alloc[c, idx] if c is not None else np.zeros(len(idx))
-            used = fit.used[c, idx] if c is not None else np.zeros(len(idx))
-            used_finally = request + used
-            keep = (capacity != 0) & (w != 0) & ~(used_finally > capacity)
-            total += np.where(keep, used_finally * float(w) / np.where(keep, capacity, 1.0), 0.0)
             weight_sum += w
         if weight_sum > 0:
             total /= float(weight_sum)

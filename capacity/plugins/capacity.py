@@ -105,14 +105,10 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             self._build_hierarchical()
         else:
             self._build_flat()
-        ssn.add_fn("queueOrder", self.name, self.queue_order if ssn.accel.order_keys else self._queue_order)
-        ssn.add_order_less("queueOrder", self.name, self.queue_less)
-        ssn.add_order_heap("queueOrder", self.name, self.queue_heap)
+        ssn.add_fn("queueOrder", self.name, self._queue_order)
         if self.hierarchy:
             ssn.add_fn("victimQueueOrder", self.name, self.victim_queue_order)
         ssn.add_fn("reclaimable", self.name, self.reclaimable)
-        if not ssn.options.older("pr4919"):  # the bound reads today's rules; an older release has none
-            ssn.add_possible_fn("reclaimable", self.name, self.reclaimable_possible)
         ssn.add_fn("preemptive", self.name, self.preemptive)
         ssn.add_fn("allocatable", self.name, self.allocatable)
         ssn.add_fn("jobEnqueueable", self.name, self.job_enqueueable)

@@ -1,19 +1,12 @@
-"""gang: all-or-nothing jobs (pkg/scheduler/plugins/gang/gang.go; spec actions-framework §9.1)."""
+"""gang: all-or-nothing jobs (pkg/scheduler/plugins/gang/gang.go; spec actions-framework §9.1).
+
+Its order key and victim bound: capacity.accel.plugin_forms."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from types import SimpleNamespace
-from typing import Any
-
-import numpy as np
 
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.session import PERMIT, REJECT, Session
 from capacity.plugins.base import Plugin
-
-_NO_JOB = SimpleNamespace(ready_num=1, min_available=0)
-"""What `_surplus_rows` reads for a job the session does not have: a surplus, as `possible_victims`' test."""
 
 
 class GangPlugin(Plugin):
@@ -24,10 +17,7 @@ class GangPlugin(Plugin):
         ssn.add_fn("jobValid", self.name, self.job_valid)
         ssn.add_fn("preemptable", self.name, self.victims)
         ssn.add_fn("reclaimable", self.name, self.victims)
-        ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
-        ssn.add_possible_fn("reclaimable", self.name, self.possible_victims)
         ssn.add_fn("jobOrder", self.name, self.job_order)
-        ssn.add_order_key("jobOrder", self.name, self.job_order_key)
         ssn.add_fn("jobReady", self.name, self.job_ready)
         ssn.add_fn("jobPipelined", self.name, self.job_pipelined)
         ssn.add_fn("jobStarving", self.name, self.job_starving)
@@ -65,27 +55,6 @@ class GangPlugin(Plugin):
                               minAvailable=job.min_available)
         return victims, PERMIT
 
-    def possible_victims(self, preemptor: Task) -> tuple[tuple[()], Callable[[Task], bool], Callable[..., Any]]:
-        """Bound on `victims`: only a job already above minAvailable has a surplus to give."""
-        jobs = self.ssn.jobs
-
-        def test(t: Task) -> bool:
-            job = jobs.get(t.job)
-            return job is None or job.ready_task_num() > job.min_available
-
-        return (), test, self._surplus_rows
-
-    def _surplus_rows(self, table: Any, rows: np.ndarray) -> np.ndarray:
-        """`possible_victims`' test for a VictimTable's rows at once: the answer per job of the table (one
-        per job, not one per row, and kept while the job's counters do not move: VictimTable.job_answers),
-        then per row."""
-        get, uids = self.ssn.jobs.get, table.job_uids
-
-        def answer(ids: np.ndarray) -> list[bool]:
-            return [(j := get(uids[k], _NO_JOB)).ready_num > j.min_available for k in ids.tolist()]
-
-        return table.job_answers(self.ssn, "gang.surplus", answer)[table.job[rows]]
-
     @staticmethod
     def job_order(l: Job, r: Job) -> int:
         # Job.is_ready inline: called on every job comparison of every job heap.
@@ -94,11 +63,6 @@ class GangPlugin(Plugin):
         if lr == rr:
             return 0
         return 1 if lr else -1
-
-    @staticmethod
-    def job_order_key(job: Job) -> bool:
-        """`job_order` as a key: jobs not ready yet first."""
-        return job.ready_num + job.pending_best_effort_num >= job.min_available
 
     def job_ready(self, job: Job) -> bool:
         return job.check_task_ready() and job.is_ready()

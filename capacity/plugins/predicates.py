@@ -4,18 +4,15 @@ No cpu/memory fit here: Volcano's actions check resources on their own accountin
 plugin adds is the pod-count check against the Kubernetes mirror (Unschedulable), the stable filters
 (unschedulable node, nodeSelector / required node affinity, taints: UnschedulableAndUnresolvable)
 and required inter-pod (anti-)affinity. Its event handlers keep the mirror current in the session.
+The same filters for many nodes at once: capacity.accel.predicates_vector.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from itertools import chain
+from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any
 
-import numpy as np
-
-from capacity.accel.nodefit import PredicateVector
 from capacity.core.model import Job, Node, PodSpec, Task
 from capacity.core.quantity import go_atoi
 from capacity.framework.session import UNRESOLVABLE, UNSCHEDULABLE, EventHandler, FitError, Session
@@ -108,10 +105,6 @@ def static_reason(spec: PodSpec, node: Node) -> str | None:
     return None
 
 
-_PLAIN_SIGNATURE = repr(([], [], []))
-"""`PredicatesPlugin._signature` of a pod without node selector, affinity or tolerations."""
-
-
 _AFFINITY = attrgetter("spec.affinity")
 
 
@@ -124,10 +117,6 @@ def _job_names_pod_affinity(job: Job) -> bool:
     if got is None:
         got = job.pod_affinity = _names_pod_affinity(job.tasks.values())
     return got
-
-
-def _required(spec: PodSpec, kind: str) -> list[Any]:
-    return ((spec.affinity or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
 
 class PredicatesPlugin(Plugin):
@@ -145,11 +134,6 @@ class PredicatesPlugin(Plugin):
         # keeps its tasks (Job.pod_affinity).
         self._affinity_in_play = _names_pod_affinity(ssn.loose) or any(map(_job_names_pod_affinity,
                                                                             ssn.jobs.values()))
-        self._existing_anti = self._affinity_in_play and any(
-            _required(t.spec, "podAntiAffinity")
-            for t in chain(ssn.loose, chain.from_iterable(j.tasks.values() for j in ssn.jobs.values())))
-        self._signatures: dict[int, tuple[PodSpec, str]] = {}
-        ssn.add_vector_fn("predicate", self.name, self.predicate_vector, self.vector_key, self.node_predicate)
 
     def _on_allocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
@@ -187,105 +171,6 @@ class PredicatesPlugin(Plugin):
         if reasons:
             return FitError(node.name, code, reasons)
         return None
-
-    # ---- all nodes at once (capacity.accel.nodefit) --------------------------------------------------------
-    def _signature(self, spec: PodSpec) -> str:
-        if not spec.node_selector and spec.affinity is None and not spec.tolerations:
-            return _PLAIN_SIGNATURE  # (most pods: no selector, affinity or toleration)
-        got = self._signatures.get(id(spec))
-        if got is not None and got[0] is spec:
-            return got[1]
-        sig = repr((sorted(spec.node_selector.items()), _required(spec, "nodeAffinity"), spec.tolerations))
-        self._signatures[id(spec)] = (spec, sig)
-        return sig
-
-    def _inter_pod_matters(self, spec: PodSpec) -> bool:
-        """Whether `_inter_pod_affinity` can say anything for this pod (else it always returns None)."""
-        return self._affinity_in_play and bool(
-            self._existing_anti or _required(spec, "podAntiAffinity") or _required(spec, "podAffinity"))
-
-    def vector_key(self, task: Task) -> str | None:
-        """Node-local unless inter-pod (anti-)affinity can matter: the static filters' inputs and the
-        node's own pod count decide."""
-        return None if self._inter_pod_matters(task.spec) else self._signature(task.spec)
-
-    def _static_for(self, spec: PodSpec) -> tuple[np.ndarray, np.ndarray, list[str | None], list[bool]]:
-        """static_reason on every node (passing mask, failing mask, reasons, passing as a list), computed
-        once per distinct (nodeSelector, required node affinity, tolerations) and NodeList (NodeFit.shared:
-        labels, taints and cordons are fixed with the nodes)."""
-        fit = self.ssn.node_fit()
-        assert fit is not None
-        nodes = self.ssn.node_list
-
-        def make() -> tuple[np.ndarray, np.ndarray, list[str | None], list[bool]]:
-            reasons = [static_reason(spec, n) for n in nodes]
-            ok = np.array([r is None for r in reasons], dtype=bool)
-            bad = ~ok
-            ok.flags.writeable = bad.flags.writeable = False
-            return ok, bad, reasons, ok.tolist()
-
-        return fit.shared(("predicates.static", self._signature(spec)), make)
-
-    def node_predicate(self, task: Task) -> Callable[[int], bool] | None:
-        """`predicate_vector(task, ...).passed[i]` as a function of the NodeList position i, when inter-pod
-        (anti-)affinity cannot matter (None otherwise)."""
-        if self._inter_pod_matters(task.spec):
-            return None
-        fit = self.ssn.node_fit()
-        assert fit is not None
-        static = self._static_for(task.spec)
-        ok = static[3]
-        pods = fit.pods_list
-        max_tasks = fit.max_tasks_list
-
-        def passed(i: int) -> bool:
-            return ok[i] and pods[i] < max_tasks[i]
-
-        # What the compiled loop (capacity.accel.kernels.lean_loop) reads: the same answers as arrays.
-        passed.kernel_args = (static[0], fit.pods, fit.max_tasks)  # type: ignore[attr-defined]
-        return passed
-
-    def predicate_vector(self, task: Task, among: np.ndarray | None, idx: np.ndarray | None = None) -> PredicateVector:
-        """`predicate` on every node (or the NodeList positions idx): the pod count and static filters as
-        arrays; inter-pod (anti)-affinity, when it can matter, per node among the nodes asked about that
-        pass the static filters. error(k) is for the k-th node answered."""
-        fit = self.ssn.node_fit()
-        assert fit is not None
-        static_ok, unresolvable, static, _ = self._static_for(task.spec)
-        if idx is None:
-            room = fit.pods < fit.max_tasks
-        else:
-            static_ok, unresolvable = static_ok[idx], unresolvable[idx]
-            room = fit.pods[idx] < fit.max_tasks[idx]
-        passed = static_ok & room
-        names = fit.names
-        inter: dict[int, tuple[str, str]] = {}
-        if self._inter_pod_matters(task.spec):
-            unresolvable = unresolvable.copy()
-            nodes = self.ssn.node_list
-            asked = static_ok if among is None or idx is not None else static_ok & among
-            for k in np.flatnonzero(asked).tolist():
-                err = self._inter_pod_affinity(task, nodes[k if idx is None else int(idx[k])])
-                if err is not None:
-                    inter[k] = err
-                    passed[k] = False
-                    if err[0] == UNRESOLVABLE:
-                        unresolvable[k] = True
-
-        def error(k: int) -> FitError | None:
-            i = k if idx is None else int(idx[k])
-            reasons = [] if room[k] else ["Too many pods"]
-            fixed = static[i]
-            if fixed is not None:
-                return FitError(names[i], UNRESOLVABLE, [*reasons, fixed])
-            err = inter.get(k)
-            if err is not None:
-                if err[0] == UNRESOLVABLE:
-                    return FitError(names[i], UNRESOLVABLE, [*reasons, err[1]])
-                reasons.append(err[1])
-            return FitError(names[i], UNSCHEDULABLE, reasons) if reasons else None
-
-        return PredicateVector(passed, unresolvable, error)
 
     def _pods_in_domain(self, node: Node, key: str) -> list[Task]:
         if key == "kubernetes.io/hostname" and node.labels.get(key, node.name) == node.name:

@@ -1,9 +1,8 @@
-"""priority: task and job order by priority; preemption only of lower priority (spec §9.2)."""
+"""priority: task and job order by priority; preemption only of lower priority (spec §9.2).
+
+pkg/scheduler/plugins/priority/priority.go. Its order key and victim bound: capacity.accel.plugin_forms."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.framework.session import PERMIT, Session
@@ -19,11 +18,6 @@ def _priority_order(l: Job | Task, r: Job | Task) -> int:
     return -1 if lp > rp else 1
 
 
-def _priority_key(job: Job) -> int:
-    """`_priority_order` on jobs as a key: higher priority first."""
-    return -job.priority
-
-
 class PriorityPlugin(Plugin):
     name = "priority"
 
@@ -31,9 +25,7 @@ class PriorityPlugin(Plugin):
         self.ssn = ssn
         ssn.add_fn("taskOrder", self.name, _priority_order)
         ssn.add_fn("jobOrder", self.name, _priority_order)
-        ssn.add_order_key("jobOrder", self.name, _priority_key)
         ssn.add_fn("preemptable", self.name, self.preemptable)
-        ssn.add_possible_fn("preemptable", self.name, self.possible_victims)
         ssn.add_fn("jobStarving", self.name, self.job_starving)
 
     def preemptable(self, preemptor: Task, preemptees: list[Task]) -> tuple[list[Task], int]:
@@ -60,22 +52,6 @@ class PriorityPlugin(Plugin):
                               task=t.key)
             victims.append(t)
         return victims, PERMIT
-
-    def possible_victims(self, preemptor: Task) -> tuple[Any, Callable[[Task], bool]]:
-        """Bound on `preemptable` (Session.add_possible_fn): exactly its rule, which reads no counters."""
-        jobs = self.ssn.jobs
-        pjob = jobs.get(preemptor.job)
-
-        def test(t: Task) -> bool:
-            job = jobs.get(t.job)
-            if job is None or pjob is None:
-                return True
-            if job.uid != pjob.uid:
-                return job.priority < pjob.priority
-            return t.priority < preemptor.priority
-
-        key = None if pjob is None else (pjob.uid, pjob.priority, preemptor.priority)
-        return key, test
 
     def job_starving(self, job: Job) -> bool:
         # ready_task_num() + waiting_task_num() < len(tasks), read straight off the counters (Job.may_starve

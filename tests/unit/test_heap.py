@@ -27,15 +27,16 @@ def test_keyed_job_order_answers_as_the_plugins_do() -> None:
     them (the kept key is dropped then)."""
     import random
 
+    from capacity.accel.plugin_forms import gang_order_key, priority_key
     from capacity.accel.session_fast import _job_key, _keyed_job_less
     from capacity.core.model import TaskStatus
     from capacity.framework.session import _first_decisive, _job_tie
     from capacity.plugins.gang import GangPlugin
-    from capacity.plugins.priority import _priority_key, _priority_order
+    from capacity.plugins.priority import _priority_order
 
     rnd = random.Random(3)
     reference = _first_decisive((("priority", _priority_order), ("gang", GangPlugin.job_order)), _job_tie)
-    keyed = _keyed_job_less(_job_key((_priority_key, GangPlugin.job_order_key), []))
+    keyed = _keyed_job_less(_job_key((priority_key, gang_order_key), []))
     jobs = _random_jobs(rnd, 30)
     for _round in range(6):
         assert [[keyed(a, b) for b in jobs] for a in jobs] == [[reference(a, b) for b in jobs] for a in jobs]
@@ -65,15 +66,14 @@ def test_keyed_heap_pops_as_go_heap_while_keys_stay() -> None:
     tasks moving before it is pushed back (as allocate does), pop the jobs Go's heap over job_less pops."""
     import random
 
+    from capacity.accel.plugin_forms import gang_order_key, priority_key
     from capacity.accel.session_fast import _job_key, _keyed_job_less
     from capacity.core.model import TaskStatus
     from capacity.framework.heap import KeyedQueue
-    from capacity.plugins.gang import GangPlugin
-    from capacity.plugins.priority import _priority_key
 
     for seed in range(20):
         rnd = random.Random(seed)
-        key = _job_key((_priority_key, GangPlugin.job_order_key), [])
+        key = _job_key((priority_key, gang_order_key), [])
         go: PriorityQueue = PriorityQueue(_keyed_job_less(key))
         keyed: KeyedQueue = KeyedQueue(key)
         jobs = _random_jobs(rnd, 40)
@@ -100,14 +100,13 @@ def test_keyed_heap_refuses_a_job_whose_order_moved_inside() -> None:
     """Go's answer would depend on its heap's layout then: the keyed heap says so instead of guessing."""
     import pytest
 
+    from capacity.accel.plugin_forms import gang_order_key, priority_key
     from capacity.accel.session_fast import _job_key
     from capacity.core.model import Job, Task, TaskStatus
     from capacity.core.resources import Resource
     from capacity.framework.heap import KeyedQueue
-    from capacity.plugins.gang import GangPlugin
-    from capacity.plugins.priority import _priority_key
 
-    heap: KeyedQueue = KeyedQueue(_job_key((_priority_key, GangPlugin.job_order_key), []))
+    heap: KeyedQueue = KeyedQueue(_job_key((priority_key, gang_order_key), []))
     jobs = []
     for j in range(3):
         job = Job(f"ns/j{j}", "j", "ns", "q", 1, {}, 0, False, False, "2023-01-01", "Inqueue", None, {})

@@ -275,13 +275,13 @@ def test_victim_bounds_without_nodefit_read_the_same_requests(monkeypatch: pytes
 def test_placement_signature_of_a_plain_pod_is_the_general_one() -> None:
     """predicates' signature (part of the placement key) has a shortcut for pods without selector,
     affinity or tolerations; it must be the text the general formula gives, and no other pod may get it."""
+    from capacity.accel import predicates_vector as predicates
     from capacity.core.model import PodSpec
-    from capacity.plugins import predicates
 
     def spec(selector: dict, affinity: dict | None, tolerations: list) -> PodSpec:
         return PodSpec({}, {}, selector, affinity, tolerations, "", "", "", "", "", False, 0)
 
-    plugin = predicates.PredicatesPlugin.__new__(predicates.PredicatesPlugin)
+    plugin = predicates.PredicatesVector.__new__(predicates.PredicatesVector)
     plugin._signatures = {}
     required = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"k": "v"}]}}
     specs = [spec({}, None, []), spec({"zone": "a"}, None, []), spec({}, required, []),
@@ -312,7 +312,7 @@ def test_a_pod_that_fits_no_node_is_reported_as_by_the_reference() -> None:
 
 @pytest.mark.parametrize("hierarchy", [True, False])
 def test_capacity_queue_less_answers_as_its_queue_order(hierarchy: bool) -> None:
-    """capacity's one-call queue `less` (Session.add_order_less) against its queue order then the tie, for
+    """capacity's one-call queue `less` (OrderLess, Session.add_fast) against its queue order then the tie, for
     every pair of queues, with shares apart and equal, after a cycle has placed pods."""
     from capacity.framework.session import _first_decisive, _queue_tie
     from capacity.scheduler import open_session, run_cycle

@@ -13,10 +13,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from capacity.accel import kernels, nodefit
+from capacity.accel import kernels, nodefit, nodeorder_vector
 from capacity.core.trace import Trace
 from capacity.io.k8s import load_objects
-from capacity.plugins import nodeorder
 from capacity.scheduler import simulate
 from tests.unit.test_nodefit import CONFS, random_cluster
 
@@ -43,7 +42,7 @@ def _checked_run(objs: list, small_update: int, monkeypatch: pytest.MonkeyPatch)
         mp.setattr(kernels, "MIN_NODES", 10**9)  # these two paths (the compiled one: test_kernels.py)
         mp.setattr(nodefit, "SMALL_UPDATE", small_update)
         if not small_update:  # numpy all the way, scores included
-            mp.setattr(nodeorder, "SMALL", 0)
+            mp.setattr(nodeorder_vector, "SMALL", 0)
         result = simulate(load_objects(objs), cycles=3, trace=Trace(enabled=False))
     return result.as_json(), checked
 
@@ -92,6 +91,7 @@ def test_per_node_scores_equal_the_reference(seed: int) -> None:
     cl = load_objects(random_cluster(seed + 40, CONFS["hierarchy"], nodes=40, jobs=150))
     ssn = open_session(cl, Trace(enabled=False))
     plugin = ssn.plugins["nodeorder"]
+    vector = nodeorder_vector.NodeOrderVector(plugin)
     fit = ssn.node_fit()
     assert fit is not None and fit.exact
     tasks = [t for j in ssn.jobs.values() for t in j.tasks.values()]
@@ -106,7 +106,7 @@ def test_per_node_scores_equal_the_reference(seed: int) -> None:
                     predicates._on_allocate(clone)
             fit = ssn.node_fit()
         for t in tasks:
-            fn = plugin.node_score(t)
+            fn = vector.node_score(t)
             assert fn is not None
             for i, node in enumerate(ssn.node_list):
                 assert fn(i) == plugin.score(t, node), (t.key, node.name)

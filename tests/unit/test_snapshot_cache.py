@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from capacity.accel.predicates_vector import PredicatesVector
 from capacity.accel.snapshot_cache import SnapshotCache
 from capacity.authoring.edit import set_node, set_queue_resources
 from capacity.core.resources import Resource
@@ -129,12 +130,12 @@ def test_a_node_cordoned_between_cycles_is_not_judged_by_the_kept_filters() -> N
     cache = SnapshotCache()
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     task = next(t for t in ssn.all_tasks.values() if not t.node_name)
-    assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] is None  # node-000 passes
+    assert PredicatesVector(ssn.plugins["predicates"])._static_for(task.spec)[2][0] is None  # node-000 passes
     cache.keep()
     cluster.nodes[0] = replace(cluster.nodes[0], unschedulable=True)  # same allocatable object
     ssn = open_session(cluster, Trace(enabled=False), cache=cache)
     task = ssn.all_tasks[task.uid]
-    assert ssn.plugins["predicates"]._static_for(task.spec)[2][0] == "node(s) were unschedulable"
+    assert PredicatesVector(ssn.plugins["predicates"])._static_for(task.spec)[2][0] == "node(s) were unschedulable"
 
 
 def test_the_cache_knows_every_node_a_session_touched_without_scanning_them() -> None:

@@ -157,11 +157,11 @@ def test_gang_bound_answers_a_whole_victim_table_as_row_by_row(seed: int) -> Non
     """Gang's bound for all of a VictimTable's rows at once answers what its test answers row by row (a job
     above its minAvailable has a surplus), also once an eviction moved a job's counters; rows of jobs with
     several tasks among them."""
+    from capacity.accel.plugin_forms import gang_possible_victims
     from capacity.accel.victim_bound import VictimTable
     from capacity.framework.statement import Statement
 
     ssn = session_after_allocate(random_cluster(seed + 40, BOUND_CONFS["flat"], nodes=16, jobs=70))
-    gang = ssn.plugins["gang"]
     fit = ssn.node_fit()
     assert fit is not None
     table = VictimTable(ssn, fit)
@@ -171,7 +171,7 @@ def test_gang_bound_answers_a_whole_victim_table_as_row_by_row(seed: int) -> Non
     for moved in (False, True):
         if moved:  # a deallocate event: a job with a surplus is one task short of what it had
             Statement(ssn).evict(next(t for t, ok in zip(table.tasks, got, strict=True) if ok), "reclaim")
-        _key, test, vector = gang.possible_victims(table.tasks[0])
+        _key, test, vector = gang_possible_victims(ssn, table.tasks[0])
         got = vector(table, rows).tolist()
         assert got == [test(t) for t in table.tasks]
         for answer in got:
