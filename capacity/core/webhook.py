@@ -37,6 +37,9 @@ HIERARCHY_KEY = "volcano.sh/hierarchy"
 HIERARCHY_WEIGHTS_KEY = "volcano.sh/hierarchy-weights"
 #: The prefix of every load warning (and --strict-admission error) this module writes.
 REJECTS = "the admission webhook would reject this queue: "
+#: Switches whose older form of a rule lives in capacity.core.webhook_releases, by the check they change.
+_OLD_QUANTITIES = frozenset({"pr4470", "pr4864-webhook", "pr4973-webhook"})
+_OLD_PARENT = frozenset({"pr4033", "pr4697", "pr4973-webhook"})
 FIELDS = {"capability": "spec.capability", "deserved": "spec.deserved", "guarantee": "spec.guarantee.resource"}
 RESOURCE_FIELDS = ("capability", "deserved", "guarantee")
 
@@ -62,6 +65,7 @@ class AdmissionError:
     fix: str
     source: str = ""                       # validate_queue.go line range the rule comes from
     repair: tuple[Edit, ...] = field(default=(), compare=False)  # raises that would remove the error
+    switch: str = ""                       # the change (capacity.versions) this older form of a rule predates
 
     def __str__(self) -> str:
         return f"Queue/{self.queue}: {self.field}: {REJECTS}{self.message}"
@@ -72,8 +76,11 @@ class AdmissionError:
         return self.source.replace("vq.go:", "pkg/webhooks/admission/queues/validate/validate_queue.go:")
 
     def as_dict(self) -> dict[str, str]:
-        return {"queue": self.queue, "field": self.field, "message": self.message, "rule": self.rule,
-                "fix": self.fix, "source": self.cited}
+        out = {"queue": self.queue, "field": self.field, "message": self.message, "rule": self.rule,
+               "fix": self.fix, "source": self.cited}
+        if self.switch:
+            out["switch"] = self.switch
+        return out
 
 
 #: rule id -> what it catches (lint shows these as `webhook-<id>`).
@@ -83,6 +90,7 @@ RULES: dict[str, str] = {
     "guarantee-without-deserved": "a guaranteed resource with no deserved entry for it",
     "guarantee-above-deserved": "a guarantee above the deserved of the same resource",
     "deserved-above-capability": "a deserved above the capability of the same resource",
+    "guarantee-above-capability": "a guarantee above the capability (v1.13 and v1.14 only)",
     "state-invalid": "a queue state other than Open or Closed",
     "weight-out-of-range": "a weight outside 1..65535 (the Queue CRD's schema)",
     "hierarchy-annotation": "volcano.sh/hierarchy annotations of different lengths, bad weights or a sub path",
@@ -349,14 +357,20 @@ def _hierarchy_annotations(q: QueueSpec, queues: Mapping[str, QueueSpec]) -> lis
     return []
 
 
-def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool = True) -> list[AdmissionError]:
-    """validateQueue (vq.go:L132-145), plus the CRD's weight bounds: every error, as Go aggregates them."""
-    return _quantities(q) + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
+def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool = True,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
+    """validateQueue (vq.go:L132-145), plus the CRD's weight bounds: every error, as Go aggregates them.
+    `lacking`: the changes the chosen release does not have (capacity.core.webhook_releases)."""
+    quantities = _quantities(q)
+    if lacking & _OLD_QUANTITIES:
+        from capacity.core.webhook_releases import quantities as older
+        quantities = older(q, quantities, lacking)
+    return quantities + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
 
 
 # ---- validateHierarchicalQueue (vq.go:L373-408): the parent link ------------------------------------
-def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister,
-                    pods: dict[str, int] | None = None) -> list[AdmissionError]:
+def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister, pods: dict[str, int] | None = None,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """Self-parent, depth, a parent that exists and, for its first child, holds no allocated pods.
 
     `queues` is what the webhook's lister holds (the other queues; on UPDATE the old version of `q` too);
@@ -365,6 +379,9 @@ def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister,
     parent = q.parent
     if not parent or parent == ROOT:
         return []
+    if lacking & _OLD_PARENT:
+        from capacity.core.webhook_releases import parent_link
+        return parent_link(q, cluster, queues, pods, lacking)
     src = "vq.go:L373-408"
     if parent == q.name:
         return [AdmissionError(q.name, "spec.parent", f"queue {q.name} cannot use itself as parent", "self-parent",
@@ -455,8 +472,14 @@ def _sum_refusal(parent: QueueSpec, kids: list[QueueSpec], kind: str, total: Res
         "vq.go:L662-678", repair)
 
 
-def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
-    """validateHierarchicalQueueResources (vq.go:L527-567): the first error, as Volcano returns it."""
+def validate_resources(q: QueueSpec, queues: Lister, lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
+    """validateHierarchicalQueueResources (vq.go:L527-567): the first error, as Volcano returns it. None
+    before PR #4864 (v1.14.0); v1.14's form before PR #4973 (capacity.core.webhook_releases)."""
+    if "pr4864-webhook" in lacking:
+        return []
+    if "pr4973-webhook" in lacking:
+        from capacity.core.webhook_releases import resources_v114
+        return resources_v114(q, queues)
     if q.parent and q.parent != ROOT:
         parent = queues.get(q.parent)
         if parent is None:
@@ -509,20 +532,21 @@ def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
 
 # ---- the webhook's two paths ----------------------------------------------------------------------
 def validate_queue(queue: QueueSpec, cluster: Cluster, index: dict[str, list[QueueSpec]] | None = None,
-                   pods: dict[str, int] | None = None) -> list[AdmissionError]:
+                   pods: dict[str, int] | None = None, lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """The webhook's answer to CREATE of `queue` with every other queue of `cluster` present (AdmitQueues,
     vq.go:L73-130): the field errors if any (all of them), else the parent link's, else the first quota
     error against parent and children. Root's quotas are never checked (vq.go:L336-340). `index`
-    (parent_index) and `pods` (allocated_pods) may be given when many queues of one cluster are checked."""
+    (parent_index) and `pods` (allocated_pods) may be given when many queues of one cluster are checked;
+    `lacking`: the changes the chosen Volcano release does not have (their older rules apply)."""
     index = index if index is not None else parent_index(cluster.queues)
     others = Lister(cluster.queues, index, without=queue.name)
-    errors = validate_fields(queue, others, create=True)
+    errors = validate_fields(queue, others, create=True, lacking=lacking)
     if errors:
         return errors
-    errors = validate_parent(queue, cluster, others, pods)
+    errors = validate_parent(queue, cluster, others, pods, lacking)
     if errors or queue.name == ROOT:
         return errors
-    return validate_resources(queue, Lister(cluster.queues, index, override=queue))
+    return validate_resources(queue, Lister(cluster.queues, index, override=queue), lacking)
 
 
 def same_resources(a: Resource | None, b: Resource | None) -> bool:
@@ -531,25 +555,27 @@ def same_resources(a: Resource | None, b: Resource | None) -> bool:
     return a.cpu == b.cpu and a.memory == b.memory and (a.scalars or {}) == (b.scalars or {})
 
 
-def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster) -> list[AdmissionError]:
+def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """The webhook's answer to UPDATE from `old` to `new` (vq.go:L81-116); `cluster` holds `old`."""
     lister = Lister(cluster.queues)
-    errors = validate_fields(new, lister, create=False)
+    errors = validate_fields(new, lister, create=False, lacking=lacking)
     if errors:
         return errors
     if old.parent != new.parent:
-        errors = validate_parent(new, cluster, lister)
+        errors = validate_parent(new, cluster, lister, lacking=lacking)
         if errors:
             return errors
     changed = any(not same_resources(getattr(old, k), getattr(new, k)) for k in RESOURCE_FIELDS)
     if new.name == ROOT:
-        if changed:  # --enable-root-queue-protection, on by default (options.go:L105)
+        # --enable-root-queue-protection, on by default (options.go:L105); added by PR #4973 (v1.15.0)
+        if changed and "pr4973-webhook" not in lacking:
             return [AdmissionError(ROOT, "spec", "root queue's resource attributes (capability, deserved, guarantee) "
                                    "cannot be modified", "root-protected",
                                    "leave root's capability, deserved and guarantee as they are", "vq.go:L102-109")]
         return []
     if changed or old.parent != new.parent:
-        return validate_resources(new, Lister(cluster.queues, override=new))
+        return validate_resources(new, Lister(cluster.queues, override=new), lacking)
     return []
 
 
@@ -559,16 +585,17 @@ _PARENT_SIDE = {"children-guarantee-above-parent": "siblings-guarantee-above-par
                 "capability-below-descendants": "capability-above-ancestor"}
 
 
-def validate_cluster(cluster: Cluster) -> dict[str, list[AdmissionError]]:
+def validate_cluster(cluster: Cluster, lacking: frozenset[str] = frozenset()) -> dict[str, list[AdmissionError]]:
     """Every queue the webhook would refuse, as `validate_queue` answers for it, sorted by name.
 
     A parent's "children exceed me" error is left out when a descendant already carries the matching
     child-side error: created in order, the descendant is the queue refused. So is a sibling's "siblings
-    exceed the parent" error when the sibling adds nothing on the dimensions that exceed.
+    exceed the parent" error when the sibling adds nothing on the dimensions that exceed. `lacking`: the
+    changes the chosen Volcano release does not have.
     """
     index, pods = parent_index(cluster.queues), allocated_pods(cluster)
     found = {name: errs for name in sorted(cluster.queues)
-             if (errs := validate_queue(cluster.queues[name], cluster, index, pods))}
+             if (errs := validate_queue(cluster.queues[name], cluster, index, pods, lacking))}
     out: dict[str, list[AdmissionError]] = {}
     for name, errs in found.items():
         keep = []
@@ -586,7 +613,7 @@ def validate_cluster(cluster: Cluster) -> dict[str, list[AdmissionError]]:
 
 
 def _contributes(q: QueueSpec, e: AdmissionError) -> bool:
-    kind = e.repair[0].kind if e.repair else "guarantee"
+    kind = e.rule.split("-")[1]  # siblings-<guarantee|deserved>-above-parent
     mine = set(_keys(getattr(q, kind)))
     return any(edit.dim in mine for edit in e.repair)
 
@@ -596,10 +623,11 @@ def _below(queues: dict[str, QueueSpec], name: str, ancestor: str) -> bool:
     return q is not None and any(a.name == ancestor for a in _ancestors(queues, q))
 
 
-def admission_warnings(cluster: Cluster) -> list[LoadWarning]:
-    """One load warning per queue the webhook would refuse, with the message it would answer."""
+def admission_warnings(cluster: Cluster, lacking: frozenset[str] = frozenset()) -> list[LoadWarning]:
+    """One load warning per queue the webhook would refuse, with the message it would answer (on the
+    release lacking `lacking`: HEAD by default)."""
     out = []
-    for name, errs in validate_cluster(cluster).items():
+    for name, errs in validate_cluster(cluster, lacking).items():
         out.append(LoadWarning(f"Queue/{name}", errs[0].field, REJECTS + response_message(errs)))
     return out
 
