@@ -113,9 +113,9 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("pr4973-webhook", 4973, "v1.15.0", "webhook",
            "the queue webhook compares capabilities per resource with the nearest ancestor setting it and the "
            "descendants, limits depth to 5 and protects root's quotas",
-           "the queue webhook compared whole capabilities with the direct parent's and children's (an unset one "
-           "read as 0), sums with the parent's own value or else its capability, and had no depth limit or root "
-           "protection (fixed in v1.14.2 too)"),
+           "the queue webhook compared deserved, guarantee and capability as whole resources (an unset dimension "
+           "read as 0), a capability with the direct parent's and children's only, sums with the parent's own "
+           "value or else its capability, and had no depth limit or root protection (fixed in v1.14.2 too)"),
     Switch("pr5053", 5053, "v1.15.0", "capacity",
            "a queue may not reclaim beyond its realCapability",
            "capacity let a queue reclaim even when allocated + request exceeded its realCapability"),

@@ -127,3 +127,14 @@ def test_lint_applies_the_chosen_release_s_webhook(tmp_path: Path) -> None:
     v113 = [f for f in _lint(tmp_path, "--volcano-version", "1.13")["findings"] if f["obj"] == "Queue/q"]
     assert any("deserved should less equal than capability" in f["message"] and "PR #4864" in f["volcanoDoes"]
                for f in v113)
+
+
+def test_explain_s_version_difference_names_the_webhook_change(tmp_path: Path) -> None:
+    from capacity.versions.diff import version_diff
+    c = cluster(node("n1"), queue("q", deserved={"cpu": "4"}, capability={"cpu": "2"}))
+    lines = version_diff(c, 1, version("1.12")).lines()
+    assert lines[1].startswith("  queue q: accepted by the queue webhook on v1.12, refused by the queue webhook (")
+    assert "because of PR #4470 (pr4470), in Volcano from v1.13.0" in lines[2] and len(lines) == 3
+    worded = version_diff(c, 1, version("1.14")).differences
+    assert [d.switches for d in worded] == [["pr4973-webhook"]]
+    assert version_diff(c, 1, version("1.15")).lines() == ["v1.15 decides as HEAD does on this scenario."]
