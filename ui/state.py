@@ -24,7 +24,7 @@ from typing import Any
 import streamlit as st
 
 from capacity.analysis.lint import Finding, lint
-from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
+from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, on_release, with_parent_raised
 from capacity.core.cluster import Cluster
 from capacity.core.errors import InputError, ResourceUnderflow
 from capacity.core.trace import Record, Trace
@@ -195,7 +195,7 @@ class Workspace:
     revision: int = 0
     #: cached "what would have to change" answers (capacity.analysis.whatif.WhatIf), per (cycle, job)
     whatif: dict[tuple[int, str], Any] = field(default_factory=dict)
-    findings_key: tuple[int, ...] = ()
+    findings_key: tuple[Any, ...] = ()
     #: `queue_numbers` of the state it was asked for: (cluster, revision, cycle, options, numbers)
     numbers_memo: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
     #: step through capacity.simulation.sim (pods run, evictions trigger the jobs' PodEvicted policies) rather
@@ -269,7 +269,8 @@ class Workspace:
         which keeps what the user typed.
         """
         try:
-            edited = fn(self.cluster, *args, **kwargs)
+            with on_release(self.options.lacking):  # the chosen Volcano release's queue webhook checks it
+                edited = fn(self.cluster, *args, **kwargs)
         except InputError as err:
             self.errors[input_key] = Problem.from_error(err)
             if draft is not None:
@@ -287,7 +288,7 @@ class Workspace:
         self.sim = None  # a simulator owns its cluster: the next step starts a fresh one on the edited cluster
         self.findings = edited.findings
         self.revision += 1
-        self.findings_key = (self.revision, id(self.cluster), self.cycle)
+        self.findings_key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
         self.errors.pop(input_key, None)
         self.drafts.pop(input_key, None)
         self.whatif.clear()
@@ -381,9 +382,9 @@ class Workspace:
         return [f for f in self.current_findings() if f.obj == obj]
 
     def current_findings(self) -> list[Finding]:
-        key = (self.revision, id(self.cluster), self.cycle)
+        key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
         if self.findings_key != key:
-            self.findings = lint(self.cluster)
+            self.findings = lint(self.cluster, self.options.lacking)  # the chosen release's queue webhook
             self.findings_key = key
         return self.findings
 

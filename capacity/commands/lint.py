@@ -44,14 +44,10 @@ def run(args: argparse.Namespace) -> int:
     release = chosen(args, args.cluster)
     if args.strict_admission:  # refused as simulate and explain refuse it (queue cycles included)
         from capacity.commands.simulate import refuse_rejected_queues
-        from capacity.core.webhook import admission_warnings, is_admission_warning
+        from capacity.core.webhook import release_warnings
         from capacity.io.k8s import load_cluster
         loaded = load_cluster(text, source=args.cluster, conf_text=conf_text)
-        warnings = loaded.warnings
-        if release.lacking:  # the chosen release's webhook, not HEAD's the loader asked
-            warnings = [w for w in warnings if not is_admission_warning(w)]
-            warnings += admission_warnings(loaded, release.lacking)
-        refuse_rejected_queues(warnings)
+        refuse_rejected_queues(release_warnings(loaded, release.lacking))  # the chosen release's webhook
     findings = lint_text(text, source=args.cluster, conf_text=conf_text, lacking=release.lacking)
     if release.lacking:  # what the chosen Volcano release does with this dump that HEAD does not
         from capacity.io.k8s import load_cluster

@@ -634,3 +634,11 @@ def admission_warnings(cluster: Cluster, lacking: frozenset[str] = frozenset()) 
 
 def is_admission_warning(w: LoadWarning) -> bool:
     return w.obj.startswith("Queue/") and w.message.startswith(REJECTS)
+
+
+def release_warnings(cluster: Cluster, lacking: frozenset[str]) -> list[LoadWarning]:
+    """The cluster's load warnings with the admission ones (HEAD's, written by the loader) replaced by those
+    of the release lacking `lacking`."""
+    if not lacking:
+        return list(cluster.warnings)
+    return [w for w in cluster.warnings if not is_admission_warning(w)] + admission_warnings(cluster, lacking)

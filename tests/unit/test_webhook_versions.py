@@ -138,3 +138,31 @@ def test_explain_s_version_difference_names_the_webhook_change(tmp_path: Path) -
     worded = version_diff(c, 1, version("1.14")).differences
     assert [d.switches for d in worded] == [["pr4973-webhook"]]
     assert version_diff(c, 1, version("1.15")).lines() == ["v1.15 decides as HEAD does on this scenario."]
+
+
+def test_dashboard_edit_checks_and_findings_use_the_selected_release() -> None:
+    from capacity.authoring import edit
+    from capacity.framework.session import SessionOptions
+    from ui.state import Workspace
+    head = Workspace(scenario="t", cluster=cluster(node("n1"), queue("q")))
+    assert not head.edit("f", edit.set_queue_resources, "q", deserved={"cpu": "4"}, capability={"cpu": "2"})
+    assert "deserved[cpu]=4 must be <= capability[cpu]=2" in head.errors["f"].message
+    ws = Workspace(scenario="t", cluster=cluster(node("n1"), queue("q")))
+    ws.options = SessionOptions(lacking=on("1.12"), version="v1.12")
+    assert ws.edit("f", edit.set_queue_resources, "q", deserved={"cpu": "4"}, capability={"cpu": "2"})
+    assert not [f for f in ws.current_findings() if f.obj == "Queue/q" and f.severity == "error"]
+    ws.options = SessionOptions()  # back on HEAD: the same queue is refused
+    assert [f.rule for f in ws.current_findings() if f.obj == "Queue/q" and f.severity == "error"] == [
+        "deserved-above-capability"]
+
+
+def test_lint_strict_admission_refuses_by_the_chosen_release(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump_all([queue("q", deserved={"cpu": "4"}, capability={"cpu": "2"})]))
+
+    def lint(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "capacity", "lint", str(dump), "--strict-admission", *args],
+                              capture_output=True, text=True, cwd=ROOT, check=False)
+    assert lint("--volcano-version", "1.12").returncode == 0
+    v113 = lint("--volcano-version", "1.13")
+    assert v113.returncode == 2 and "deserved should less equal than capability" in v113.stderr
