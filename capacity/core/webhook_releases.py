@@ -23,7 +23,7 @@ from dataclasses import replace
 from capacity.core.cluster import Cluster
 from capacity.core.model import QueueSpec
 from capacity.core.resources import ZERO, Resource
-from capacity.core.webhook import (
+from capacity.core.webhook_base import (
     FIELDS,
     ROOT,
     AdmissionError,
