@@ -166,3 +166,16 @@ def test_lint_strict_admission_refuses_by_the_chosen_release(tmp_path: Path) -> 
     assert lint("--volcano-version", "1.12").returncode == 0
     v113 = lint("--volcano-version", "1.13")
     assert v113.returncode == 2 and "deserved should less equal than capability" in v113.stderr
+
+
+def test_simulate_warns_and_refuses_with_the_chosen_release_s_webhook(tmp_path: Path) -> None:
+    dump = tmp_path / "dump.yaml"
+    dump.write_text(yaml.safe_dump_all([node("n1"), queue("q", deserved={"cpu": "4"}, capability={"cpu": "2"})]))
+
+    def simulate(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "capacity", "simulate", str(dump), *args],
+                              capture_output=True, text=True, cwd=ROOT, check=False)
+    v112 = simulate("--volcano-version", "1.12", "--strict-admission")
+    assert v112.returncode == 0 and "admission webhook" not in v112.stderr
+    v114 = simulate("--volcano-version", "1.14")
+    assert v114.returncode == 0 and "deserved should less equal than capability" in v114.stderr
