@@ -179,3 +179,27 @@ def test_simulate_warns_and_refuses_with_the_chosen_release_s_webhook(tmp_path: 
     assert v112.returncode == 0 and "admission webhook" not in v112.stderr
     v114 = simulate("--volcano-version", "1.14")
     assert v114.returncode == 0 and "deserved should less equal than capability" in v114.stderr
+
+
+def test_pr4470_ported_deserved_less_guarantee_case() -> None:
+    # validate_queue_test.go @v1.13.0 "deserved-less-guarantee", refused in v1.13's words; v1.12 let it in
+    c = cluster(queue("deserved-less-guarantee", deserved={"cpu": "2", "memory": "1Gi"},
+                      guarantee={"cpu": "2", "memory": "3Gi"}))
+    assert refused(c, "deserved-less-guarantee", "1.13") == [
+        'requestBody.spec.guarantee: Invalid value: "cpu 2000.00, memory 3221225472.00": guarantee should less '
+        "equal than deserved"]
+    assert refused(c, "deserved-less-guarantee", "1.12") == []
+
+
+def test_pr4973_webhook_a_parent_without_deserved_limits_its_children_from_v1_15() -> None:
+    # v1.14 checked the sum only against a parent's own deserved, else its capability, else not at all
+    c = cluster(queue("p"), queue("c", "p", deserved={"cpu": "1"}))
+    assert refused(c, "c", "1.14") == []
+    assert refused(c, "c", "1.15") == [
+        "parent queue p validation failed: sum of children's deserved (cpu 1000.00, memory 0.00) exceeds parent's "
+        "deserved limit (cpu 0.00, memory 0.00)"]
+    capped = cluster(queue("p", capability={"cpu": "1", "memory": "1Gi"}),
+                     queue("c", "p", deserved={"cpu": "2"}))
+    assert refused(capped, "c", "1.14") == [
+        "parent queue p validation failed: sum of children's deserved (cpu 2000.00, memory 0.00) exceeds parent's "
+        "capability (cpu 1000.00, memory 1073741824.00)"]
