@@ -203,3 +203,10 @@ def test_pr4973_webhook_a_parent_without_deserved_limits_its_children_from_v1_15
     assert refused(capped, "c", "1.14") == [
         "parent queue p validation failed: sum of children's deserved (cpu 2000.00, memory 0.00) exceeds parent's "
         "capability (cpu 1000.00, memory 1073741824.00)"]
+
+
+def test_lint_reports_a_queue_too_deep_only_from_v1_15() -> None:
+    from capacity.analysis.lint import lint
+    c = cluster(queue("l1"), *(queue(f"l{i}", f"l{i - 1}") for i in range(2, 7)))
+    assert "queue-too-deep" in {f.rule for f in lint(c)}
+    assert "queue-too-deep" not in {f.rule for f in lint(c, on("1.14"))}
