@@ -65,7 +65,7 @@ st.title("Lint")
 scenario_caption(ws)
 st.markdown("What Volcano will do with the scenario's queues and scheduler configuration: **errors** it rejects, "
             "crashes or stalls on; **warnings** it silently ignores or reinterprets; **info** worth knowing.")
-_show(lint(ws.cluster), "lint_ws")
+_show(lint(ws.cluster, ws.options.lacking), "lint_ws")  # the queue webhook of the chosen Volcano release
 
 with st.expander("Lint other YAML (queues, a ConfigMap, a whole dump)"):
     st.caption("Pasted text is read like `python -m capacity lint`, including queue trees the loader refuses "

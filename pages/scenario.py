@@ -8,6 +8,7 @@ from datetime import datetime
 
 import streamlit as st
 
+from capacity.core.webhook import release_warnings
 from capacity.io.export import export_yaml
 from ui.answers import MEMO_KEY as ANSWER_MEMO_KEY
 from ui.snapshot_panel import snapshot_panel
@@ -174,7 +175,8 @@ for i, tier in enumerate(conf.tiers):
     plugins = ", ".join(f"{md_escape(o.name)}{' (hierarchy)' if o.hierarchy else ''}" for o in tier)
     st.markdown(f"**tier {i + 1}:** {plugins or '-'}")
 
-warnings = [str(w) for w in c.warnings] + [str(w) for w in conf.warnings]
+# the queue webhook's refusals as the chosen Volcano release words them
+warnings = [str(w) for w in release_warnings(c, ws.options.lacking)] + [str(w) for w in conf.warnings]
 if warnings:
     with st.expander(f"Warnings while reading the scenario ({len(warnings)})"):
         for w in warnings:

@@ -24,7 +24,7 @@ from typing import Any
 import streamlit as st
 
 from capacity.analysis.lint import Finding, lint
-from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, with_parent_raised
+from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, on_release, with_parent_raised
 from capacity.core.cluster import Cluster
 from capacity.core.errors import InputError
 from capacity.framework.session import SessionOptions
@@ -100,7 +100,7 @@ class Workspace:
         # ---- editing state (see `edit`): plain data, so it survives page switches ----
         #: lint findings of the cluster after the last accepted edit (shown next to the objects they name)
         self.findings: list[Finding] = []
-        self.findings_key: tuple[int, ...] = ()
+        self.findings_key: tuple[Any, ...] = ()
         #: what the user typed into a form whose edit was refused, per form, to show it again
         self.drafts: dict[str, dict[str, Any]] = {}
         #: one line saying what the last accepted edit of a form did, per form
@@ -215,7 +215,8 @@ class Workspace:
         which keeps what the user typed.
         """
         try:
-            edited = fn(self.cluster, *args, **kwargs)
+            with on_release(self.options.lacking):  # the chosen Volcano release's queue webhook checks it
+                edited = fn(self.cluster, *args, **kwargs)
         except InputError as err:
             self.errors[input_key] = Problem.from_error(err)
             if draft is not None:
@@ -230,7 +231,7 @@ class Workspace:
         self.fixes.pop(input_key, None)
         self.findings = edited.findings
         self.revision += 1
-        self.findings_key = (self.revision, id(self.cluster), self.cycle)
+        self.findings_key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
         self.errors.pop(input_key, None)
         self.drafts.pop(input_key, None)
         self.whatif.clear()
@@ -292,9 +293,9 @@ class Workspace:
         return [f for f in self.current_findings() if f.obj == obj]
 
     def current_findings(self) -> list[Finding]:
-        key = (self.revision, id(self.cluster), self.cycle)
+        key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
         if self.findings_key != key:
-            self.findings = lint(self.cluster)
+            self.findings = lint(self.cluster, self.options.lacking)  # the chosen release's queue webhook
             self.findings_key = key
         return self.findings
 

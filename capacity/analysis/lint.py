@@ -31,7 +31,7 @@ from capacity.core.quantity import format_resource_value as _fmt  # the one quan
 from capacity.core.quantity import format_resources
 from capacity.core.resources import INFINITY, MIN_RESOURCE, ZERO, Resource, res_max
 from capacity.core.text import safe_lines
-from capacity.core.webhook import is_admission_warning, validate_cluster
+from capacity.core.webhook import AdmissionError, is_admission_warning, validate_cluster
 from capacity.io.k8s import (
     CONFIGMAP_NAME,
     MAX_QUEUE_DEPTH,
@@ -151,9 +151,11 @@ class Finding:
 
 
 # ---- entry points ---------------------------------------------------------------------------------
-def lint(cluster: Cluster) -> list[Finding]:
-    """Every finding for a loaded cluster, errors first. Never raises on a malformed queue tree."""
+def lint(cluster: Cluster, lacking: frozenset[str] = frozenset()) -> list[Finding]:
+    """Every finding for a loaded cluster, errors first. Never raises on a malformed queue tree. `lacking`:
+    the changes the chosen Volcano release does not have (the queue webhook's rules are that release's)."""
     ctx = _Context(cluster)
+    ctx.lacking = lacking
     found: list[Finding] = []
     for check in _CHECKS:
         found.extend(check(ctx))
@@ -162,19 +164,21 @@ def lint(cluster: Cluster) -> list[Finding]:
     return _sorted(found)
 
 
-def lint_objects(objs: Iterable[dict[str, Any]], source: str = "input", conf_text: str | None = None) -> list[Finding]:
+def lint_objects(objs: Iterable[dict[str, Any]], source: str = "input", conf_text: str | None = None,
+                 lacking: frozenset[str] = frozenset()) -> list[Finding]:
     """Lint raw Kubernetes objects, including trees the loader refuses and objects it ignores.
 
     Raises InputError only where nothing can be read (malformed objects or quantities, an invalid conf).
     """
     docs = list(objs)
     cluster = _load_tolerating_tree_errors(docs, source, conf_text)
-    return _sorted(lint(cluster) + _raw_findings(docs))
+    return _sorted(lint(cluster, lacking) + _raw_findings(docs))
 
 
-def lint_text(text: str, source: str = "input", conf_text: str | None = None) -> list[Finding]:
+def lint_text(text: str, source: str = "input", conf_text: str | None = None,
+              lacking: frozenset[str] = frozenset()) -> list[Finding]:
     """`lint_objects` over a YAML stream (or `kind: List`), as `python -m capacity lint` reads it."""
-    return lint_objects(iter_documents(text, source), source, conf_text)
+    return lint_objects(iter_documents(text, source), source, conf_text, lacking)
 
 
 def counts(findings: Iterable[Finding]) -> dict[str, int]:
@@ -249,6 +253,7 @@ class _Context:
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
+        self.lacking: frozenset[str] = frozenset()  # changes the chosen Volcano release lacks (lint())
         self.conf = cluster.conf
         self.queues = cluster.queues
         cap = self.conf.plugin("capacity")
@@ -566,7 +571,8 @@ def _check_tree(ctx: _Context) -> list[Finding]:
         place = places[name]
         if place.end == "cycle":
             continue
-        if place.end == "root" and place.depth > MAX_QUEUE_DEPTH:
+        # the webhook's depth limit came with PR #4973 (v1.15.0): an older release admits a deeper tree
+        if place.end == "root" and place.depth > MAX_QUEUE_DEPTH and "pr4973-webhook" not in ctx.lacking:
             out.append(Finding(
                 "error", "queue-too-deep", obj, "spec.parent",
                 f"the queue is {place.depth} levels below root ({_chain_text(ctx, name, place)}); the "
@@ -752,13 +758,13 @@ def _check_admission(ctx: _Context) -> list[Finding]:
     validate_queue.go per rule), with a one-line fix. The scheduler never re-checks these."""
     out: list[Finding] = []
     places = _places(ctx)[0]
-    for name, errors in validate_cluster(ctx.cluster).items():
+    for name, errors in validate_cluster(ctx.cluster, ctx.lacking).items():
         if name in places and places[name].end == "cycle":
             continue  # the parent-cycle / self-parent rules report it (the webhook's answer depends on the order)
         for e in errors:
             rule = _LINT_RULE.get(e.rule, e.rule if e.rule in _QUANTITY_RULES else f"webhook-{e.rule}")
             fix = e.fix
-            if e.repair:  # the raise checked end to end: what the webhook asks for next is part of the fix
+            if e.repair and not e.switch:  # the raise checked end to end (HEAD rules): what the webhook asks next
                 from capacity.analysis.whatif import webhook_fix  # (lazily: it runs the scheduler)
                 full = webhook_fix(ctx.cluster, e.repair)
                 asked = {f"raise {r.kind} of queue {r.queue}:" for r in e.repair}
@@ -766,9 +772,18 @@ def _check_admission(ctx: _Context) -> list[Finding]:
                     fix = f"{e.fix}; the webhook then also asks for more, so the whole change it accepts is: {full}"
             out.append(Finding(
                 "error", rule, f"Queue/{name}", e.field, e.message,
-                f"the queue webhook rejects the queue when it is created or updated ({e.cited} @ed72c7c8); "
+                f"the queue webhook rejects the queue when it is created or updated ({_release_note(e)}); "
                 f"fix: {fix}"))
     return out
+
+
+def _release_note(e: AdmissionError) -> str:
+    """Where the rule is written: HEAD's file, or the older release's form and the change it predates."""
+    if not e.switch:
+        return f"{e.cited} @ed72c7c8"
+    from capacity.versions import BY_ID
+    s = BY_ID[e.switch]
+    return f"{e.cited}, the rule as it was before PR #{s.pr} ({s.release})"
 
 
 def _drop_reported_webhook_findings(found: list[Finding]) -> list[Finding]:

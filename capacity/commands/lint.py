@@ -41,12 +41,14 @@ def run(args: argparse.Namespace) -> int:
 
     text = _read(args.cluster)
     conf_text = _read(args.conf) if args.conf else None
+    release = chosen(args, args.cluster)
     if args.strict_admission:  # refused as simulate and explain refuse it (queue cycles included)
         from capacity.commands.simulate import refuse_rejected_queues
+        from capacity.core.webhook import release_warnings
         from capacity.io.k8s import load_cluster
-        refuse_rejected_queues(load_cluster(text, source=args.cluster, conf_text=conf_text).warnings)
-    findings = lint_text(text, source=args.cluster, conf_text=conf_text)
-    release = chosen(args, args.cluster)
+        loaded = load_cluster(text, source=args.cluster, conf_text=conf_text)
+        refuse_rejected_queues(release_warnings(loaded, release.lacking))  # the chosen release's webhook
+    findings = lint_text(text, source=args.cluster, conf_text=conf_text, lacking=release.lacking)
     if release.lacking:  # what the chosen Volcano release does with this dump that HEAD does not
         from capacity.io.k8s import load_cluster
         from capacity.versions.lint import version_findings

@@ -48,10 +48,14 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
     if args.conf:
         from capacity.core.limits import read_text_file
         cluster.conf = parse_conf_text(read_text_file(args.conf), args.conf)
+    warnings = cluster.warnings
+    if hasattr(args, "volcano_version"):  # the queue webhook's refusals as the chosen release words them
+        from capacity.core.webhook import release_warnings
+        warnings = release_warnings(cluster, chosen(args, args.cluster).lacking)
     if getattr(args, "strict_admission", False):
-        refuse_rejected_queues(cluster.warnings)
+        refuse_rejected_queues(warnings)
     if warn:
-        print_warnings([*cluster.warnings, *cluster.conf.warnings])
+        print_warnings([*warnings, *cluster.conf.warnings])
     return cluster
 
 

@@ -15,228 +15,52 @@ Comparisons are Volcano's: sums of children use `Resource.LessPartly(.., Zero)` 
 values, so a dimension the parent leaves unset is a limit of 0 (deserved and guarantee are lower bounds;
 unset means 0); capability compares per dimension against the nearest ancestor that sets it (> 0).
 
+The vocabulary (AdmissionError, Volcano's formatting, the lister) is in `capacity.core.webhook_base`; the
+rules as older releases had them in `capacity.core.webhook_releases`, chosen by `lacking` (the switches of
+`capacity.versions` the release does not have).
+
 Known gap: a Resource keeps no trace of an explicit `cpu: 0` / `memory: 0`, so those read as unset here
 (Volcano's `deserved[cpu] must be >= guarantee[cpu]` and `deserved <= capability` look at map keys).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 
 from capacity.core.cluster import Cluster, LoadWarning
 from capacity.core.model import QueueSpec
-from capacity.core.quantity import format_milli_cpu, format_resource_value
-from capacity.core.resources import MAX_FLOAT, MIN_RESOURCE, ZERO, Resource
+from capacity.core.resources import ZERO, Resource
+from capacity.core.webhook_base import (  # noqa: F401 - the webhook's public names stay importable here
+    FIELDS,
+    HIERARCHY_KEY,
+    HIERARCHY_WEIGHTS_KEY,
+    MAX_QUEUE_DEPTH,
+    MAX_WEIGHT,
+    REJECTS,
+    RESOURCE_FIELDS,
+    ROOT,
+    RULES,
+    AdmissionError,
+    Edit,
+    Lister,
+    _ancestors,
+    _children,
+    _field,
+    _invalid,
+    _keys,
+    _names,
+    _qty,
+    _res,
+    _with_type,
+    allocated_pods,
+    go_string,
+    parent_index,
+    response_message,
+)
 
-ROOT = "root"
-#: The webhook manager's --max-queue-depth default (cmd/webhook-manager/app/options/options.go:L36,L104).
-MAX_QUEUE_DEPTH = 5
-MAX_WEIGHT = 65535
-HIERARCHY_KEY = "volcano.sh/hierarchy"
-HIERARCHY_WEIGHTS_KEY = "volcano.sh/hierarchy-weights"
-#: The prefix of every load warning (and --strict-admission error) this module writes.
-REJECTS = "the admission webhook would reject this queue: "
-FIELDS = {"capability": "spec.capability", "deserved": "spec.deserved", "guarantee": "spec.guarantee.resource"}
-RESOURCE_FIELDS = ("capability", "deserved", "guarantee")
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Raise `queue`'s `kind` (capability | deserved | guarantee) on `dim` to `value` (internal units)."""
-
-    queue: str
-    kind: str
-    dim: str
-    value: float
-
-
-@dataclass(frozen=True)
-class AdmissionError:
-    """One reason the webhook refuses a queue: Volcano's message as it returns it, and how to fix it."""
-
-    queue: str
-    field: str
-    message: str
-    rule: str
-    fix: str
-    source: str = ""                       # validate_queue.go line range the rule comes from
-    repair: tuple[Edit, ...] = field(default=(), compare=False)  # raises that would remove the error
-
-    def __str__(self) -> str:
-        return f"Queue/{self.queue}: {self.field}: {REJECTS}{self.message}"
-
-    @property
-    def cited(self) -> str:
-        """The source in words a reader can look up: the file's path in Volcano, not this module's shorthand."""
-        return self.source.replace("vq.go:", "pkg/webhooks/admission/queues/validate/validate_queue.go:")
-
-    def as_dict(self) -> dict[str, str]:
-        return {"queue": self.queue, "field": self.field, "message": self.message, "rule": self.rule,
-                "fix": self.fix, "source": self.cited}
-
-
-#: rule id -> what it catches (lint shows these as `webhook-<id>`).
-RULES: dict[str, str] = {
-    "quantity-negative": "a capability, deserved or guarantee quantity below 0",
-    "quantity-not-integer": "a fractional quantity of pods or an extended resource",
-    "guarantee-without-deserved": "a guaranteed resource with no deserved entry for it",
-    "guarantee-above-deserved": "a guarantee above the deserved of the same resource",
-    "deserved-above-capability": "a deserved above the capability of the same resource",
-    "state-invalid": "a queue state other than Open or Closed",
-    "weight-out-of-range": "a weight outside 1..65535 (the Queue CRD's schema)",
-    "hierarchy-annotation": "volcano.sh/hierarchy annotations of different lengths, bad weights or a sub path",
-    "self-parent": "a queue that names itself as parent",
-    "queue-too-deep": "a queue deeper than the webhook's max-queue-depth (5)",
-    "parent-missing": "spec.parent names a queue that does not exist",
-    "parent-has-pods": "the first child of a queue that has allocated pods",
-    "capability-above-ancestor": "a capability above the nearest ancestor's capability on some dimension",
-    "siblings-guarantee-above-parent": "this queue and its siblings guarantee more than their parent",
-    "siblings-deserved-above-parent": "this queue and its siblings deserve more than their parent",
-    "children-guarantee-above-parent": "the queue's children guarantee more than it does",
-    "children-deserved-above-parent": "the queue's children deserve more than it does",
-    "capability-below-descendants": "a capability below a descendant's capability on some dimension",
-    "root-protected": "an update of root's capability, deserved or guarantee",
-}
-
-
-# ---- Volcano's formatting ------------------------------------------------------------------------
-def go_string(r: Resource) -> str:
-    """`api.Resource.String()` (resource_info.go:L170-193): internal values with two decimals."""
-    def num(v: float) -> str:
-        return "maxFloat" if v >= MAX_FLOAT else f"{v:.2f}"
-    parts = [f"cpu {num(r.cpu)}", f"memory {num(r.memory)}"]
-    parts += [f"{k} {num(v)}" for k, v in sorted((r.scalars or {}).items())]
-    return ", ".join(parts)
-
-
-def _with_type(dim: str, value: float) -> str:
-    """formatResourceWithType (vq.go:L485-498): cpu as milli quantity, memory BinarySI, others %.2f."""
-    if dim == "cpu":
-        return format_milli_cpu(int(value))
-    if dim == "memory":
-        n = int(value)
-        for suffix, size in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20),
-                             ("Ki", 2**10)):
-            if n and n % size == 0:
-                return f"{n // size}{suffix}"
-        return str(n)
-    return f"{value:.2f}"
-
-
-def _qty(dim: str, value: float) -> str:
-    """A quantity as `Quantity.String()` prints it (the user's own format is not kept: canonical form)."""
-    return format_resource_value(dim, value)
-
-
-def _invalid(path: str, value: str, detail: str) -> str:
-    """`field.Invalid(path, value, detail).Error()`."""
-    return f'requestBody.{path}: Invalid value: "{value}": {detail}'
-
-
-def response_message(errors: list[AdmissionError]) -> str:
-    """The message of the webhook's refusal: one error as is, several (field checks) as Go's aggregate."""
-    if len(errors) == 1:
-        return errors[0].message
-    return "[" + ", ".join(e.message for e in errors) + "]"
-
-
-# ---- small readers -----------------------------------------------------------------------------
-def _res(r: Resource | None) -> Resource:
-    return r if r is not None else Resource.empty()
-
-
-def _keys(r: Resource | None) -> list[str]:
-    """The names a quota sets: cpu/memory when positive (a Resource cannot tell `cpu: 0`), scalars as keyed."""
-    if r is None:
-        return []
-    names = [n for n in ("cpu", "memory") if r.get(n) > 0]
-    return names + sorted((r.scalars or {}).keys())
-
-
-def _names(r: Resource) -> list[str]:
-    """`ResourceNames()` in a fixed order (Go ranges a map): cpu, memory, then sorted scalars >= 0.1."""
-    names = [n for n in ("cpu", "memory") if r.get(n) >= MIN_RESOURCE]
-    return names + sorted(k for k, v in (r.scalars or {}).items() if v >= MIN_RESOURCE)
-
-
-def _field(kind: str, dim: str) -> str:
-    return f"{FIELDS[kind]}.{dim}"
-
-
-class Lister(Mapping[str, QueueSpec]):
-    """What the webhook's queue lister holds: the cluster's queues with one left out (a CREATE) or replaced
-    (the queue being validated), and GetQueuesByParent (router/indexer.go:L33-47) from an index by
-    spec.parent, in a fixed order (creation, then name) where the informer's is arbitrary."""
-
-    def __init__(self, queues: Mapping[str, QueueSpec], index: dict[str, list[QueueSpec]] | None = None,
-                 without: str | None = None, override: QueueSpec | None = None) -> None:
-        self._queues = queues
-        self._index = index if index is not None else parent_index(queues)
-        self._without = without
-        self._override = override
-
-    def __getitem__(self, name: str) -> QueueSpec:
-        if self._override is not None and name == self._override.name:
-            return self._override
-        if name == self._without:
-            raise KeyError(name)
-        return self._queues[name]
-
-    def __iter__(self) -> Iterator[str]:
-        extra = self._override.name if self._override is not None else None
-        yield from (n for n in self._queues if n != self._without or n == extra)
-        if extra is not None and extra not in self._queues:
-            yield extra
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-    def children(self, parent: str) -> list[QueueSpec]:
-        o = self._override
-        kids = [q for q in self._index.get(parent, ()) if q.name != self._without and (o is None or q.name != o.name)]
-        if o is not None and o.parent == parent:
-            kids.append(o)
-            kids.sort(key=lambda q: (q.creation, q.name))
-        return kids
-
-
-def parent_index(queues: Mapping[str, QueueSpec]) -> dict[str, list[QueueSpec]]:
-    """Queues by spec.parent (only an explicit parent is indexed, as in Volcano), each list in a fixed order."""
-    index: dict[str, list[QueueSpec]] = {}
-    for q in queues.values():
-        if q.parent:
-            index.setdefault(q.parent, []).append(q)
-    for kids in index.values():
-        kids.sort(key=lambda q: (q.creation, q.name))
-    return index
-
-
-def _children(queues: Lister, parent: str) -> list[QueueSpec]:
-    return queues.children(parent)
-
-
-def _ancestors(queues: Mapping[str, QueueSpec], q: QueueSpec) -> Iterable[QueueSpec]:
-    """The parent chain below root, nearest first, stopping at a missing parent (or a cycle)."""
-    seen = {q.name}
-    parent = q.parent
-    while parent and parent != ROOT and parent in queues and parent not in seen:
-        seen.add(parent)
-        pq = queues[parent]
-        yield pq
-        parent = pq.parent
-
-
-def allocated_pods(cluster: Cluster) -> dict[str, int]:
-    """status.allocated[pods] per queue: its jobs' pods that hold a node and have not finished."""
-    queue_of = {uid: pg.queue for uid, pg in cluster.podgroups.items()}
-    out: dict[str, int] = {}
-    for p in cluster.pods.values():
-        if p.node_name and p.phase in ("Pending", "Running"):
-            q = queue_of.get(f"{p.namespace}/{p.group}")
-            if q is not None:
-                out[q] = out.get(q, 0) + 1
-    return out
+#: Switches whose older form of a rule lives in capacity.core.webhook_releases, by the check they change.
+_OLD_QUANTITIES = frozenset({"pr4470", "pr4864-webhook", "pr4973-webhook"})
+_OLD_PARENT = frozenset({"pr4033", "pr4697", "pr4973-webhook"})
 
 
 # ---- validateQueue (vq.go:L132-145): fields of the queue itself ---------------------------------------
@@ -349,14 +173,20 @@ def _hierarchy_annotations(q: QueueSpec, queues: Mapping[str, QueueSpec]) -> lis
     return []
 
 
-def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool = True) -> list[AdmissionError]:
-    """validateQueue (vq.go:L132-145), plus the CRD's weight bounds: every error, as Go aggregates them."""
-    return _quantities(q) + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
+def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool = True,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
+    """validateQueue (vq.go:L132-145), plus the CRD's weight bounds: every error, as Go aggregates them.
+    `lacking`: the changes the chosen release does not have (capacity.core.webhook_releases)."""
+    quantities = _quantities(q)
+    if lacking & _OLD_QUANTITIES:
+        from capacity.core.webhook_releases import quantities as older
+        quantities = older(q, quantities, lacking)
+    return quantities + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
 
 
 # ---- validateHierarchicalQueue (vq.go:L373-408): the parent link ------------------------------------
-def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister,
-                    pods: dict[str, int] | None = None) -> list[AdmissionError]:
+def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister, pods: dict[str, int] | None = None,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """Self-parent, depth, a parent that exists and, for its first child, holds no allocated pods.
 
     `queues` is what the webhook's lister holds (the other queues; on UPDATE the old version of `q` too);
@@ -365,6 +195,9 @@ def validate_parent(q: QueueSpec, cluster: Cluster, queues: Lister,
     parent = q.parent
     if not parent or parent == ROOT:
         return []
+    if lacking & _OLD_PARENT:
+        from capacity.core.webhook_releases import parent_link
+        return parent_link(q, cluster, queues, pods, lacking)
     src = "vq.go:L373-408"
     if parent == q.name:
         return [AdmissionError(q.name, "spec.parent", f"queue {q.name} cannot use itself as parent", "self-parent",
@@ -455,8 +288,14 @@ def _sum_refusal(parent: QueueSpec, kids: list[QueueSpec], kind: str, total: Res
         "vq.go:L662-678", repair)
 
 
-def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
-    """validateHierarchicalQueueResources (vq.go:L527-567): the first error, as Volcano returns it."""
+def validate_resources(q: QueueSpec, queues: Lister, lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
+    """validateHierarchicalQueueResources (vq.go:L527-567): the first error, as Volcano returns it. None
+    before PR #4864 (v1.14.0); v1.14's form before PR #4973 (capacity.core.webhook_releases)."""
+    if "pr4864-webhook" in lacking:
+        return []
+    if "pr4973-webhook" in lacking:
+        from capacity.core.webhook_releases import resources_v114
+        return resources_v114(q, queues)
     if q.parent and q.parent != ROOT:
         parent = queues.get(q.parent)
         if parent is None:
@@ -509,20 +348,21 @@ def validate_resources(q: QueueSpec, queues: Lister) -> list[AdmissionError]:
 
 # ---- the webhook's two paths ----------------------------------------------------------------------
 def validate_queue(queue: QueueSpec, cluster: Cluster, index: dict[str, list[QueueSpec]] | None = None,
-                   pods: dict[str, int] | None = None) -> list[AdmissionError]:
+                   pods: dict[str, int] | None = None, lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """The webhook's answer to CREATE of `queue` with every other queue of `cluster` present (AdmitQueues,
     vq.go:L73-130): the field errors if any (all of them), else the parent link's, else the first quota
     error against parent and children. Root's quotas are never checked (vq.go:L336-340). `index`
-    (parent_index) and `pods` (allocated_pods) may be given when many queues of one cluster are checked."""
+    (parent_index) and `pods` (allocated_pods) may be given when many queues of one cluster are checked;
+    `lacking`: the changes the chosen Volcano release does not have (their older rules apply)."""
     index = index if index is not None else parent_index(cluster.queues)
     others = Lister(cluster.queues, index, without=queue.name)
-    errors = validate_fields(queue, others, create=True)
+    errors = validate_fields(queue, others, create=True, lacking=lacking)
     if errors:
         return errors
-    errors = validate_parent(queue, cluster, others, pods)
+    errors = validate_parent(queue, cluster, others, pods, lacking)
     if errors or queue.name == ROOT:
         return errors
-    return validate_resources(queue, Lister(cluster.queues, index, override=queue))
+    return validate_resources(queue, Lister(cluster.queues, index, override=queue), lacking)
 
 
 def same_resources(a: Resource | None, b: Resource | None) -> bool:
@@ -531,25 +371,27 @@ def same_resources(a: Resource | None, b: Resource | None) -> bool:
     return a.cpu == b.cpu and a.memory == b.memory and (a.scalars or {}) == (b.scalars or {})
 
 
-def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster) -> list[AdmissionError]:
+def validate_update(old: QueueSpec, new: QueueSpec, cluster: Cluster,
+                    lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
     """The webhook's answer to UPDATE from `old` to `new` (vq.go:L81-116); `cluster` holds `old`."""
     lister = Lister(cluster.queues)
-    errors = validate_fields(new, lister, create=False)
+    errors = validate_fields(new, lister, create=False, lacking=lacking)
     if errors:
         return errors
     if old.parent != new.parent:
-        errors = validate_parent(new, cluster, lister)
+        errors = validate_parent(new, cluster, lister, lacking=lacking)
         if errors:
             return errors
     changed = any(not same_resources(getattr(old, k), getattr(new, k)) for k in RESOURCE_FIELDS)
     if new.name == ROOT:
-        if changed:  # --enable-root-queue-protection, on by default (options.go:L105)
+        # --enable-root-queue-protection, on by default (options.go:L105); added by PR #4973 (v1.15.0)
+        if changed and "pr4973-webhook" not in lacking:
             return [AdmissionError(ROOT, "spec", "root queue's resource attributes (capability, deserved, guarantee) "
                                    "cannot be modified", "root-protected",
                                    "leave root's capability, deserved and guarantee as they are", "vq.go:L102-109")]
         return []
     if changed or old.parent != new.parent:
-        return validate_resources(new, Lister(cluster.queues, override=new))
+        return validate_resources(new, Lister(cluster.queues, override=new), lacking)
     return []
 
 
@@ -559,16 +401,17 @@ _PARENT_SIDE = {"children-guarantee-above-parent": "siblings-guarantee-above-par
                 "capability-below-descendants": "capability-above-ancestor"}
 
 
-def validate_cluster(cluster: Cluster) -> dict[str, list[AdmissionError]]:
+def validate_cluster(cluster: Cluster, lacking: frozenset[str] = frozenset()) -> dict[str, list[AdmissionError]]:
     """Every queue the webhook would refuse, as `validate_queue` answers for it, sorted by name.
 
     A parent's "children exceed me" error is left out when a descendant already carries the matching
     child-side error: created in order, the descendant is the queue refused. So is a sibling's "siblings
-    exceed the parent" error when the sibling adds nothing on the dimensions that exceed.
+    exceed the parent" error when the sibling adds nothing on the dimensions that exceed. `lacking`: the
+    changes the chosen Volcano release does not have.
     """
     index, pods = parent_index(cluster.queues), allocated_pods(cluster)
     found = {name: errs for name in sorted(cluster.queues)
-             if (errs := validate_queue(cluster.queues[name], cluster, index, pods))}
+             if (errs := validate_queue(cluster.queues[name], cluster, index, pods, lacking))}
     out: dict[str, list[AdmissionError]] = {}
     for name, errs in found.items():
         keep = []
@@ -586,7 +429,7 @@ def validate_cluster(cluster: Cluster) -> dict[str, list[AdmissionError]]:
 
 
 def _contributes(q: QueueSpec, e: AdmissionError) -> bool:
-    kind = e.repair[0].kind if e.repair else "guarantee"
+    kind = e.rule.split("-")[1]  # siblings-<guarantee|deserved>-above-parent
     mine = set(_keys(getattr(q, kind)))
     return any(edit.dim in mine for edit in e.repair)
 
@@ -596,13 +439,22 @@ def _below(queues: dict[str, QueueSpec], name: str, ancestor: str) -> bool:
     return q is not None and any(a.name == ancestor for a in _ancestors(queues, q))
 
 
-def admission_warnings(cluster: Cluster) -> list[LoadWarning]:
-    """One load warning per queue the webhook would refuse, with the message it would answer."""
+def admission_warnings(cluster: Cluster, lacking: frozenset[str] = frozenset()) -> list[LoadWarning]:
+    """One load warning per queue the webhook would refuse, with the message it would answer (on the
+    release lacking `lacking`: HEAD by default)."""
     out = []
-    for name, errs in validate_cluster(cluster).items():
+    for name, errs in validate_cluster(cluster, lacking).items():
         out.append(LoadWarning(f"Queue/{name}", errs[0].field, REJECTS + response_message(errs)))
     return out
 
 
 def is_admission_warning(w: LoadWarning) -> bool:
     return w.obj.startswith("Queue/") and w.message.startswith(REJECTS)
+
+
+def release_warnings(cluster: Cluster, lacking: frozenset[str]) -> list[LoadWarning]:
+    """The cluster's load warnings with the admission ones (HEAD's, written by the loader) replaced by those
+    of the release lacking `lacking`."""
+    if not lacking:
+        return list(cluster.warnings)
+    return [w for w in cluster.warnings if not is_admission_warning(w)] + admission_warnings(cluster, lacking)

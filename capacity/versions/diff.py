@@ -1,5 +1,8 @@
 """Where a chosen release decides differently from HEAD on a scenario, and which change is responsible.
 
+The queue admission webhook's answers are compared too (a queue one release refuses and the other accepts,
+or refuses in other words), attributed to the webhook change that alone makes them agree.
+
 Both are run; each decision that differs (a bind, an eviction, a pipelined job, a PodGroup phase) is then
 attributed by turning the release's missing changes on one at a time: a change is responsible for a
 decision when turning it on alone makes the release decide as HEAD does. A decision that no single change
@@ -18,7 +21,38 @@ from capacity.versions.switches import BY_ID
 
 Outcomes = dict[tuple[str, str], str]
 
-_ABSENT = {"bind": "not bound", "evict": "not evicted", "pipeline": "not pipelined", "phase": "no phase"}
+_ABSENT = {"bind": "not bound", "evict": "not evicted", "pipeline": "not pipelined", "phase": "no phase",
+           "admission": "accepted by the queue webhook"}
+
+
+def admission_outcomes(cluster: Any, lacking: frozenset[str]) -> Outcomes:
+    """The queues the queue admission webhook of a release refuses, with its answer (capacity.core.webhook)."""
+    from capacity.core.webhook import response_message, validate_cluster
+    return {("admission", name): f"refused by the queue webhook ({response_message(errs)})"
+            for name, errs in validate_cluster(cluster, lacking).items()}
+
+
+def _admission_differences(cluster: Any, chosen: Version, other: Version) -> list[Difference]:
+    """Each queue the two releases' webhooks answer differently, with the webhook changes responsible
+    (turning one on or off alone makes `chosen` answer as `other`)."""
+    from capacity.core.webhook_releases import WEBHOOK_SWITCHES
+    between = (chosen.lacking ^ other.lacking) & WEBHOOK_SWITCHES
+    if not between:
+        return []
+    mine, theirs = admission_outcomes(cluster, chosen.lacking), admission_outcomes(cluster, other.lacking)
+    differ = _differ(mine, theirs)
+    order = sorted(between, key=lambda i: (BY_ID[i].minor, BY_ID[i].pr, i))
+    out = []
+    mine_flipped = {sid: admission_outcomes(cluster, chosen.lacking ^ {sid}) for sid in order}
+    theirs_flipped = {sid: admission_outcomes(cluster, other.lacking ^ {sid}) for sid in order}
+    for key in sorted(differ, key=lambda k: k[1]):
+        flips = [sid for sid in order if mine_flipped[sid].get(key) == theirs.get(key)]
+        flips = flips or [sid for sid in order if theirs_flipped[sid].get(key) == mine.get(key)]
+        # failing both: the changes that alone decide whether the queue is refused at all
+        flips = flips or [sid for sid in order if (key in mine_flipped[sid]) == (key in theirs)]
+        out.append(Difference(key[0], key[1], mine.get(key, _ABSENT["admission"]),
+                              theirs.get(key, _ABSENT["admission"]), flips or list(order)))
+    return out
 
 
 def outcomes(cluster: Any, cycles: int, lacking: frozenset[str], base: SessionOptions | None = None) -> Outcomes:
@@ -56,7 +90,8 @@ class Difference:
     switches: list[str] = field(default_factory=list)
 
     def sentence(self, label: str, other: str = "HEAD") -> str:
-        who = ("pod " if self.kind in ("bind", "evict") else "job ") + self.subject
+        who = ("pod " if self.kind in ("bind", "evict") else "queue " if self.kind == "admission" else "job ")
+        who += self.subject
         what = "phase " if self.kind == "phase" else ""
         return f"{who}: {what}{self.chosen} on {label}, {what}{self.head} on {other}"
 
@@ -120,11 +155,12 @@ def compare_releases(cluster: Any, cycles: int, chosen: Version, other: Version,
     between = chosen.lacking ^ other.lacking
     if not between:
         return VersionDiff(chosen, [], other)
+    admission = _admission_differences(cluster, chosen, other)
     mine = outcomes(cluster, cycles, chosen.lacking, base)
     theirs = outcomes(cluster, cycles, other.lacking, base)
     differ = _differ(mine, theirs)
     if not differ:
-        return VersionDiff(chosen, [], other)
+        return VersionDiff(chosen, admission, other)
     order = sorted(between, key=lambda i: (BY_ID[i].minor, BY_ID[i].pr))
     responsible: dict[tuple[str, str], list[str]] = {k: [] for k in differ}
     for sid in order:  # `chosen` with this one change flipped to what `other` has
@@ -144,4 +180,4 @@ def compare_releases(cluster: Any, cycles: int, chosen: Version, other: Version,
     diffs = [Difference(kind, subject, mine.get((kind, subject), _ABSENT[kind]),
                         theirs.get((kind, subject), _ABSENT[kind]), responsible[(kind, subject)])
              for kind, subject in sorted(differ, key=lambda k: (k[1], k[0]))]
-    return VersionDiff(chosen, diffs, other)
+    return VersionDiff(chosen, diffs + admission, other)

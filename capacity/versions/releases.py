@@ -22,9 +22,13 @@ _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?$")
 #: them (`git tag --contains` of the cherry-pick's merge commit). Cherry-picks merged on a release branch
 #: after its last tag (PR #3946 on release-1.11, #5796 on release-1.13/1.14/1.15) are in no release yet.
 BACKPORTS: dict[str, tuple[str, ...]] = {
+    "pr4033": ("1.11.1",),           # cb64a1b7c on release-1.11, the fix of #4033
+    "pr4160": ("1.11.1",),           # PR #4178, the lessPartly removal of #4160, on release-1.11
     "pr4347": ("1.12.3",),           # PR #4586, automated cherry-pick of #4347 to release-1.12
     "pr4659": ("1.13.1",),           # PR #4830, cherry-pick of #4659 to release-1.13
-    "pr4973": ("1.14.2",),           # PR #5080, cherry-pick of #4973 to release-1.14
+    "pr4973": ("1.14.2",),           # PR #5080, cherry-pick of #4973 to release-1.14 (scheduler and webhook)
+    "pr4973-webhook": ("1.14.2",),   # the same cherry-pick
+    "pr5142": ("1.13.3", "1.14.2"),  # cherry-picks of #5142 to release-1.13 and release-1.14
     "pr5176": ("1.14.2",),           # PR #5218, cherry-pick of #5176 to release-1.14
     "pr5214": ("1.14.3",),           # PR #5307, cherry-pick of #5214 to release-1.14
     "pr5528": ("1.14.4", "1.15.1"),  # PRs #5671 and #5670, cherry-picks of #5528 to release-1.14 and 1.15

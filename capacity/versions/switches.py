@@ -47,6 +47,11 @@ SWITCHES: tuple[Switch, ...] = (
            "the job's minResources on each",
            "hierarchical enqueue checked and reserved only the job's own leaf queue, so a full parent still "
            "admitted jobs"),
+    Switch("pr4033", 4033, "v1.12.0", "webhook",
+           "the queue webhook refuses a child of a queue holding allocated pods only when it would be the first "
+           "child",
+           "the queue webhook refused every new child of a queue whose status counted allocated pods, its "
+           "children's included, so a second sub-queue could not be created (fixed in v1.11.1 too)"),
     Switch("pr3946", 3946, "v1.12.0", "capacity",
            "a queue's deserved is what its spec says (clipped only by its realCapability)",
            "capacity clipped each queue's deserved to what its pods requested (hierarchical: a resource not "
@@ -61,6 +66,11 @@ SWITCHES: tuple[Switch, ...] = (
            "(with PRs #4274 and #4307)",
            "capacity and proportion did not read a queue's state: jobs of a Closed queue were enqueued, "
            "allocated and reclaimed for like any other"),
+    Switch("pr4470", 4470, "v1.13.0", "webhook",
+           "the queue webhook refuses a deserved above the capability and a guarantee above the capability or "
+           "deserved",
+           "the queue webhook did not compare a queue's deserved, guarantee and capability: any sizes were "
+           "accepted"),
     Switch("pr4354", 4354, "v1.13.0", "hierarchy",
            "a capability set on the root queue is kept, and a child's deserved is not clipped to its "
            "realCapability",
@@ -75,6 +85,14 @@ SWITCHES: tuple[Switch, ...] = (
            "a child queue's capability takes every scalar of its parent's that it does not name",
            "a child queue's capability took only cpu and memory from its parent's, never a scalar, so a queue "
            "without a capability failed the hierarchy check against children naming a scalar"),
+    Switch("pr4697", 4697, "v1.14.0", "webhook",
+           "the queue webhook refuses a queue naming itself as parent",
+           "the queue webhook did not check for a self-parent: an UPDATE setting spec.parent to the queue's own "
+           "name was accepted (a CREATE failed only on the parent lookup)"),
+    Switch("pr4864-webhook", 4864, "v1.14.0", "webhook",
+           "the queue webhook checks a child's capability against its parent's, the siblings' and children's "
+           "deserved/guarantee sums against the parent, and each quantity's value",
+           "the queue webhook checked no queue against its parent or children and no quantity's sign"),
     Switch("pr4659", 4659, "v1.14.0", "capacity",
            "a queue may reclaim when allocated + request stays within deserved on at least one requested "
            "dimension",
@@ -106,6 +124,12 @@ SWITCHES: tuple[Switch, ...] = (
            "an unset root capability and deserved were the cluster total and realCapability was the "
            "cluster total (seed 004)",
            flag="--seed004-root"),
+    Switch("pr4973-webhook", 4973, "v1.15.0", "webhook",
+           "the queue webhook compares capabilities per resource with the nearest ancestor setting it and the "
+           "descendants, limits depth to 5 and protects root's quotas",
+           "the queue webhook compared deserved, guarantee and capability as whole resources (an unset dimension "
+           "read as 0), a capability with the direct parent's and children's only, sums with the parent's own "
+           "value or else its capability, and had no depth limit or root protection (fixed in v1.14.2 too)"),
     Switch("pr5053", 5053, "v1.15.0", "capacity",
            "a queue may not reclaim beyond its realCapability",
            "capacity let a queue reclaim even when allocated + request exceeded its realCapability"),
@@ -147,12 +171,6 @@ class Unmodelled:
 
 UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
-    Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
-    Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
-    Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
-    Unmodelled(4864, "v1.14.0", "webhook", "queue admission checks a child against its parent and sibling sums"),
-    Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against ancestors and descendants, "
-               "depth (5) and root protection"),
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
     Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),

@@ -4,7 +4,7 @@ a test keeps the file equal to this output."""
 from __future__ import annotations
 
 from capacity.versions.releases import BACKPORTS, RELEASES, first_with, lacking
-from capacity.versions.switches import SWITCHES, UNMODELLED, Unmodelled
+from capacity.versions.switches import BY_ID, SWITCHES, UNMODELLED, Unmodelled
 
 HEADER = """# Volcano releases and the changes that decide differently
 
@@ -40,7 +40,7 @@ def switches_table() -> str:
 def releases_table() -> str:
     rows = ["| `--volcano-version` | changes turned off (older behaviour) |", "| --- | --- |"]
     for name in RELEASES:
-        off = sorted(lacking(name), key=lambda i: int(i[2:]))
+        off = sorted(lacking(name), key=lambda i: (BY_ID[i].pr, i))
         rows.append(f"| `{name}` | {', '.join(f'`{i}`' for i in off) or 'none: Volcano HEAD ed72c7c8'} |")
     return "\n".join(rows)
 
@@ -71,8 +71,9 @@ def document() -> str:
         + ". Cherry-picks merged on a release branch after its last tag (#3946 on release-1.11; #5796 on "
         "release-1.13, 1.14 and 1.15) are in no release yet.",
         "## Found in Volcano's history, not modelled yet",
-        "On these, every release decides as HEAD does here; the queue admission webhook's warnings (and "
-        "`--strict-admission`) are HEAD's on every release.", unmodelled_table()]) + "\n"
+        "On these, every release decides as HEAD does here. The `webhook` switches above apply to the queue "
+        "admission webhook's findings of `lint --volcano-version` (and its `--strict-admission`).",
+        unmodelled_table()]) + "\n"
 
 
 if __name__ == "__main__":

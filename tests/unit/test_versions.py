@@ -46,7 +46,7 @@ def test_an_older_release_lacks_every_change_a_newer_one_lacks() -> None:
 
 def test_every_switch_names_its_pr_and_a_release_tag() -> None:
     for s in SWITCHES:
-        assert s.id == f"pr{s.pr}"
+        assert s.id == f"pr{s.pr}" or s.id.startswith(f"pr{s.pr}-")  # "pr4864-webhook": same PR, other rule site
         assert s.release == "HEAD" or s.release.startswith("v1.")
         assert s.before and s.after
 
@@ -158,3 +158,12 @@ def test_a_patch_release_has_the_switches_backported_to_its_branch() -> None:
     assert "pr4973" in version("1.14.1").lacking and "pr4973" not in version("1.14.2").lacking
     patched = json.loads(_cli("simulate", str(ONE_DIMENSION), "--volcano-version", "1.13.2", "--format", "json").stdout)
     assert patched["evicted"] == ["ns1/p18"]
+
+
+def test_backports_reach_the_patch_releases_named() -> None:
+    """#4160 reached release-1.11 in v1.11.1 (the lessPartly removal), #4033 too: `1.11.1` reclaims smaller pods
+    and lets a second sub-queue be created; `1.11` (v1.11.0) does neither."""
+    from capacity.versions import version
+    assert {"pr4160", "pr4033"} <= version("1.11").lacking
+    assert not {"pr4160", "pr4033"} & version("1.11.1").lacking
+    assert "pr4973-webhook" in version("1.14.1").lacking and "pr4973-webhook" not in version("1.14.2").lacking
