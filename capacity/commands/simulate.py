@@ -51,7 +51,7 @@ def load(args: argparse.Namespace, warn: bool = True) -> Any:
     warnings = cluster.warnings
     if hasattr(args, "volcano_version"):  # the queue webhook's refusals as the chosen release words them
         from capacity.core.webhook import release_warnings
-        warnings = release_warnings(cluster, chosen(args, args.cluster).lacking)
+        warnings = release_warnings(cluster, chosen(args, cluster).lacking)
     if getattr(args, "strict_admission", False):
         refuse_rejected_queues(warnings)
     if warn:
