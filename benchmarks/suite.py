@@ -25,7 +25,7 @@ Figures, each the median of `--runs` runs (the replays and growth runs have thei
             root with 10,000 children, YAML parsing included (issue 26: the chain took minutes). <= 2 s each.
   process   Whole processes (issue 33): `--help` and the first import of the engine (<= 0.3 s each);
             `simulate` of the S1 dump from YAML and from JSON (`kubectl get -o json`, a List) against the
-            parse floor, libyaml's C loader alone, in the same run (YAML <= 1.5x; JSON <= 1.0 s); then
+            parse floor, libyaml's C loader alone, in the same run (YAML <= 1.5x; JSON <= 1.0 s plus the cycle); then
             where a simulate's CPU goes (imports, parse, building objects, the cycle, output).
   dashboard The dashboard at S1 in Chromium (benchmarks/browser.py; needs Debian's chromium and Playwright):
             upload to a drawn page, a step, the first visit to Decisions, choosing a pod in why-pending, a
@@ -74,6 +74,7 @@ class Figure:
     probe: tuple[float, float] = (0.0, 0.0)  # `_probe()` before and after
     note: str = ""
     peak_kib: int = 0  # peak memory during the figure's runs (0: not measured)
+    parts: dict[str, float] = field(default_factory=dict)  # a phases figure's median CPU seconds per phase
 
     @property
     def median(self) -> float:
@@ -338,7 +339,8 @@ def phases(path: str, runs: int) -> Figure:
         fig.wall.append(sum(rows[-1]))
         fig.cpu.append(sum(rows[-1]))
     fig.load, fig.probe = (before, _load()), (probe, _probe())
-    fig.note = ", ".join(f"{name} {statistics.median(r[i] for r in rows):.3f}" for i, name in enumerate(PHASES))
+    fig.parts = {name: statistics.median(r[i] for r in rows) for i, name in enumerate(PHASES)}
+    fig.note = ", ".join(f"{name} {value:.3f}" for name, value in fig.parts.items())
     return fig
 
 
@@ -363,7 +365,7 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
                  ("engine first import, whole process", "s", 0.3, [py, "-c", _ENGINE_IMPORT]),
                  ("S1 parse floor (C loader alone)", "s", None, [py, "-c", _PARSE_FLOOR, ypath]),
                  ("S1 simulate YAML, whole process", "s", None, [py, "-m", "capacity", "simulate", ypath]),
-                 ("S1 simulate JSON, whole process", "s", 1.0, [py, "-m", "capacity", "simulate", jpath])]
+                 ("S1 simulate JSON, whole process", "s", None, [py, "-m", "capacity", "simulate", jpath])]
         for name, unit, target, argv in cases:
             fig = Figure(name, unit, target)
             before, probe = _load(), _probe()
@@ -384,7 +386,15 @@ def process_figures(folder: str, runs: int) -> list[Figure]:
             ratio.load, ratio.probe, ratio.peak_kib = fig.load, fig.probe, fig.peak_kib
             ratio.note = (f"YAML {os.path.getsize(ypath) / 1e6:.1f} MB, JSON {os.path.getsize(jpath) / 1e6:.1f} MB")
             figs.append(ratio)
-        figs += [phases(ypath, runs), phases(jpath, runs)]
+        yph, jph = phases(ypath, runs), phases(jpath, runs)
+        # Issue 33's JSON target is "at most 1.0 s for S1 plus the cycle": the whole process less the cycle's
+        # median CPU (measured phase by phase in the same run).
+        less = Figure("S1 simulate JSON, less the cycle", "s", 1.0)
+        cycle = jph.parts["cycle"]
+        less.wall, less.cpu = [w - cycle for w in jsim.wall], [c - cycle for c in jsim.cpu]
+        less.load, less.probe, less.peak_kib = jsim.load, jsim.probe, jsim.peak_kib
+        less.note = f"whole process minus the cycle's {cycle:.3f} s (the JSON phases below)"
+        figs += [less, yph, jph]
     return figs
 
 

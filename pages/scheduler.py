@@ -16,8 +16,9 @@ from capacity.analysis.lint import CONF_OBJ
 from capacity.authoring import edit
 from capacity.core.conf import SIMULATED_ACTIONS, SWITCH_DEFAULTS
 from capacity.framework.session import SessionOptions
-from capacity.versions import BY_ID, HEAD, RELEASES, parse_version, version
+from capacity.versions import BY_ID, HEAD, parse_version, version
 from capacity.versions.cli import known_or_none, session_kwargs
+from capacity.versions.releases import choice, choices
 from ui.editing import draft, form_token, seed_form, show_notice, value
 from ui.state import get_workspace, option_names
 from ui.widgets import scenario_caption, show_findings, show_problem
@@ -61,7 +62,7 @@ def _set_version() -> None:
 
 def _version_label(name: str) -> str:
     label = "HEAD (Volcano's main branch, ed72c7c8)" if name == HEAD else f"v{name}"
-    return label + (" · detected in the dump" if detected is not None and detected.name == name else "")
+    return label + (" · detected in the dump" if detected is not None and choice(detected.label) == name else "")
 
 
 def tier_rows() -> list[dict[str, Any]]:
@@ -115,9 +116,10 @@ with st.form("sched_conf_form", border=True):
 
 st.header("Volcano version")
 detected = known_or_none(ws.detected_version)
-current = parse_version(ws.options.version)
+offered = choices(ws.detected_version)
+current = choice(ws.options.version) if choice(ws.options.version) in offered else parse_version(ws.options.version)
 st.session_state["sched_version"] = current
-st.selectbox("Reproduce the decisions of", RELEASES, key="sched_version", format_func=_version_label,
+st.selectbox("Reproduce the decisions of", offered, key="sched_version", format_func=_version_label,
              on_change=_set_version, help="Each release runs the older rule of every change it does not have yet "
              "(docs/VERSIONS.md); the decision trace names the change when it decided.")
 if ws.detected_version and detected is None:

@@ -32,7 +32,7 @@ from capacity.framework.session import CycleResult, SessionOptions
 from capacity.io.k8s import load_cluster
 from capacity.scheduler import gc_paused, open_session, run_cycle
 from capacity.simulation.timeline import MAX_UNTIL_CYCLES, EditEntry, Until, check_until, dropped_by_rewind, until_met
-from capacity.versions.cli import detect_text, known_or_none, session_kwargs
+from capacity.versions.cli import known_or_none, session_kwargs
 
 #: The single session-state key that holds the workspace.
 WORKSPACE_KEY = "workspace"
@@ -243,7 +243,7 @@ class Workspace:
         self.whatif.clear()
         self.numbers_memo, self.answer_run = None, None
         self.drafts, self.findings, self.findings_key = {}, [], ()
-        self.detected_version = detect_text(text, source)
+        self.detected_version = cluster.scheduler_version
         release = known_or_none(self.detected_version)
         if release is not None:  # the release the dump's scheduler runs, preselected (the Scheduler page)
             self.options = SessionOptions(**session_kwargs(release))

@@ -34,6 +34,7 @@ class CapacityPlugin(Protocol):
     ssn: Session
     attrs: dict[str, Any]
     hierarchy: bool
+    best_effort_share: float
 
 MIN_QUEUES = 64
 """Fewer queues keep the Python heap: there a cycle's heap costs less than loading the compiled one."""
@@ -64,6 +65,7 @@ class CapacityQueueHeap:
             return -1 if tie(queues[i], queues[j]) else 1 if tie(queues[j], queues[i]) else 0
 
         order = sorted(range(n), key=cmp_to_key(by_tie))
+        deserved_first = plugin.best_effort_share == 1.0  # (no tie-break of equal shares before PR #4865)
         rank = [0] * n
         for k, i in enumerate(order):
             rank[i] = k
@@ -73,7 +75,7 @@ class CapacityQueueHeap:
             anc = [pos[x.name] for x in a.ancestors] if a is not None else []
             self.meta[i, :len(kernels.QUEUE_META) + len(anc)] = [
                 q.priority, a is not None, a is not None and not a.children,
-                a is not None and a.deserved.is_empty(), rank[i], len(anc), *anc]
+                a is not None and a.deserved.is_empty() and deserved_first, rank[i], len(anc), *anc]
         self.share = np.array([a.share if a is not None else 0.0 for a in self._attrs], dtype=np.float64)
         # Per position: (position, attribute) of the queue and its ancestors, whose shares a push copies.
         self._path = [[(i, a), *((pos[x.name], x) for x in a.ancestors)] if a is not None else []

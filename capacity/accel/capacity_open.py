@@ -247,6 +247,7 @@ class CapacityOpenReuse(CapacityBase):
         Leaves the next session may take so are left in `self._leaves`."""
         attrs = self.attrs
         jobs = self.ssn.jobs.values()
+        whole_inqueue = self.ssn.options.older("pr5130")  # (FixedTree's key holds the switches: no mixing)
         by_leaf: dict[str, list[Job]] = {}
         for job in jobs:
             got = by_leaf.get(job.queue)
@@ -282,7 +283,7 @@ class CapacityOpenReuse(CapacityBase):
             count[name] = k + 1
             rec = reused.get(name)
             if rec is None:
-                accumulate_job(attr, job)
+                accumulate_job(attr, job, whole_inqueue)
             ancestors = attr.ancestors
             if not ancestors:
                 continue
@@ -321,6 +322,7 @@ class CapacityOpenReuse(CapacityBase):
         took its record, the ancestors are those the last build made of the same numbers (`ancestor_parts`,
         if it recorded them): taken from there. The ancestors are left in `self._ancestor_parts`."""
         attrs = self.attrs
+        whole_inqueue = self.ssn.options.older("pr5130")
         leaves: dict[str, LeafRecord] = {}
         every = len(by_leaf) == len(prev)  # (and each leaf takes its record: the same leaves, the same numbers)
         ranked: list[tuple[str, str, list[tuple[int, list[str]]]]] = []  # (job uid, leaf, new keys at that job)
@@ -334,7 +336,7 @@ class CapacityOpenReuse(CapacityBase):
                 seen = [0, 0, 0, 0]
                 events: dict[int, list[tuple[int, list[str]]]] = {}
                 for k, job in enumerate(jobs):
-                    accumulate_job(attr, job)
+                    accumulate_job(attr, job, whole_inqueue)
                     if attr.ancestors:
                         got = _fresh_keys(attr, seen)
                         if got:

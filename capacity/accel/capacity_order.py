@@ -82,5 +82,7 @@ class CapacityOrderMemo(CapacityBase):
                 level = queue_level(la, ra)
                 la = la.ancestors[level + 1] if level + 1 < len(la.ancestors) else la
                 ra = ra.ancestors[level + 1] if level + 1 < len(ra.ancestors) else ra
+        if self.best_effort_share != 1.0:  # equal shares tie before PR #4865 (compare_share)
+            return la, ra, 0
         le, re_ = la.deserved.is_empty(), ra.deserved.is_empty()
         return la, ra, -1 if not le and re_ else 1 if le and not re_ else 0

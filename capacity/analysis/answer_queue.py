@@ -18,6 +18,7 @@ _BIG = 1e300  # Volcano's "unlimited" (MaxFloat64; MaxInt64 for scalars is above
 _UNLIMITED_SCALAR = 9e18
 FIGURE_KEYS = ("deserved", "allocated", "capability", "realCapability", "guarantee")
 UNSET = "unset (no limit)"
+STOPPED = "capacity: readyToSchedule=false"  # the session note of a capacity build that stopped (capacity_tree)
 
 
 def _unlimited(dim: str, v: float) -> bool:
@@ -69,6 +70,9 @@ def queue_figures(run: ExplainRun, name: str) -> tuple[list[Figure], dict[str, s
             texts[key] = "none"
         else:
             texts[key] = ", ".join(shown) or "-"
+    if run.notes and any(n.startswith(STOPPED) for n in run.notes[-1]):  # the build's numbers, cut short
+        texts["capability"] = texts.get("capability", UNSET) + " (as the build left it when capacity stopped)"
+        texts["realCapability"] = "not worked out: capacity stopped at session open (the session note says why)"
     rec = _figures_record(run, name)
     if rec is not None and rec.detail.get("capability"):
         texts["capability"] = _capability_from(rec, getattr(run.before, "unit_styles", {}) or {})

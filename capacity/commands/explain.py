@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     cluster = load(args, warn=False)
     from capacity.analysis.answer import answer_job, answer_pod, answer_queue, explain_run, render_text
     from capacity.versions.diff import version_diff
-    traced = explain_run(cluster, args.cycles, options(args))
+    traced = explain_run(cluster, args.cycles, options(args, cluster))
     before = traced.before
     if args.pod:
         answer = answer_pod(traced, args.pod)
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         answer = answer_job(traced, args.job)
     else:
         answer = answer_queue(traced, args.queue, args.verbose)
-    chosen_version = chosen(args, args.cluster)
+    chosen_version = chosen(args, cluster)
     versus = version_diff(before, args.cycles, chosen_version, seed_options(args)) if chosen_version.lacking else None
     whatif = None
     if args.what_if:
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         job = args.job or next((f"{p.namespace}/{p.group}" for k, p in before.pods.items() if k == args.pod), None)
         if job is None or args.queue:
             raise InputError("--what-if", "", "needs --pod or --job")
-        whatif = what_if(before, job, args.cycles, options(args), pod=args.pod)
+        whatif = what_if(before, job, args.cycles, options(args, cluster), pod=args.pod)
     if args.format == "json":
         out: Any = answer.as_dict()
         if whatif is not None:

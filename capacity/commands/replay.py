@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     cluster, label = load_source(args)
     from capacity.framework.session import SessionOptions
-    release = chosen(args, args.path if args.source == "cluster" else None)
+    release = chosen(args, cluster if args.source == "cluster" else None)
     sim = Simulator(cluster, SimOptions(period=period, event_driven=not args.every_cycle,
                                         session=SessionOptions(**session_kwargs(release))))
     loaded = time.perf_counter()

@@ -77,12 +77,13 @@ def seed_options(args: argparse.Namespace) -> SessionOptions:
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare)
 
 
-def options(args: argparse.Namespace) -> SessionOptions:
-    """The session's switches: the seed flags and the chosen Volcano release (capacity/versions)."""
+def options(args: argparse.Namespace, cluster: Any = None) -> SessionOptions:
+    """The session's switches: the seed flags and the chosen Volcano release (capacity/versions); `cluster`:
+    the dump already read, whose scheduler image names the release when the flag does not."""
     from capacity.framework.session import SessionOptions
     return SessionOptions(leaf_only_allocatable=args.leaf_only_allocatable, seed004_root_init=args.seed004_root,
                           legacy_namespace_fairshare=args.legacy_namespace_fairshare,
-                          **session_kwargs(chosen(args, args.cluster)))
+                          **session_kwargs(chosen(args, cluster if cluster is not None else args.cluster)))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from capacity.scheduler import simulate
     cluster = load(args)
     trace = Trace(enabled=bool(args.trace))
-    result = simulate(cluster, args.cycles, trace, options(args))
+    result = simulate(cluster, args.cycles, trace, options(args, cluster))
     out = result.as_json()
     out["notes"] = session_notes(result.cycles)
     failed = None

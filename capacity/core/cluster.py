@@ -175,6 +175,9 @@ class Cluster:
     warnings: list[LoadWarning] = field(default_factory=list)
     # Per resource name the units the input wrote it in (quantity.UnitStyles), for showing numbers back so.
     unit_styles: dict[str, str] = field(default_factory=dict)
+    # The Volcano release the dump's own scheduler runs ("1.13.2"), read from its image tag while the dump was
+    # read (capacity.io.volcano_image), None without one: what `--volcano-version` defaults to.
+    scheduler_version: str | None = None
 
     def copy_state(self) -> Cluster:
         """A copy that later cycles cannot change, at a fraction of `copy.deepcopy`'s cost.
@@ -188,7 +191,7 @@ class Cluster:
                        pods={k: _copy_slots(p) for k, p in self.pods.items()},
                        priority_classes=self.priority_classes, global_default_priority=self.global_default_priority,
                        namespace_weights=self.namespace_weights, conf=self.conf, warnings=self.warnings,
-                       unit_styles=self.unit_styles)
+                       unit_styles=self.unit_styles, scheduler_version=self.scheduler_version)
 
     def job_priority(self, pg: PodGroupObj) -> int:
         """JobInfo.Priority: the PodGroup's PriorityClass, else the globalDefault, else 0."""

@@ -41,13 +41,21 @@ def quantity(name: str, amount: float) -> str:
     return format_milli_count(amount)  # every other scalar is kept in milli-units (spec 1.2)
 
 
-def resource_list(r: Resource, *, with_pods: bool = True) -> dict[str, str]:
-    """A ResourceList that `from_resource_list` turns back into `r` (cpu and memory always present)."""
+def resource_list(r: Resource, *, with_pods: bool = True, zero_cpu_memory: bool = True) -> dict[str, str]:
+    """A ResourceList that `from_resource_list` turns back into `r` (cpu and memory always present).
+    `zero_cpu_memory=False` (a Queue's deserved, capability, guarantee): a zero cpu or memory is left out when
+    another entry remains. Volcano reads an absent cpu as 0 (api.NewResource) and tells only an empty list from
+    a non-empty one (capacity.go `len(Spec.Capability) != 0`), but `capability: {cpu: '0', nvidia.com/gpu: 4}`
+    reads to a person as "no cpu at all"."""
     out = {"cpu": quantity("cpu", r.cpu), "memory": quantity("memory", r.memory)}
     for name in sorted(r.scalars or {}):
         if name == "pods" and not with_pods:
             continue
         out[name] = quantity(name, r.scalars[name])
+    zeros = [name for name, value in (("cpu", r.cpu), ("memory", r.memory)) if not value]
+    if not zero_cpu_memory and len(out) > len(zeros):
+        for name in zeros:
+            del out[name]
     return out
 
 
@@ -149,11 +157,11 @@ def _queue(q: QueueSpec) -> dict[str, Any]:
     if q.parent:
         spec["parent"] = q.parent
     if q.deserved is not None:
-        spec["deserved"] = resource_list(q.deserved)
+        spec["deserved"] = resource_list(q.deserved, zero_cpu_memory=False)
     if q.capability is not None:
-        spec["capability"] = resource_list(q.capability)
+        spec["capability"] = resource_list(q.capability, zero_cpu_memory=False)
     if q.guarantee is not None:
-        spec["guarantee"] = {"resource": resource_list(q.guarantee)}
+        spec["guarantee"] = {"resource": resource_list(q.guarantee, zero_cpu_memory=False)}
     spec["reclaimable"] = q.reclaimable
     return {"apiVersion": VOLCANO_API, "kind": "Queue",
             "metadata": _meta(q.name, annotations=q.annotations, creation=q.creation),

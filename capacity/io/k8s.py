@@ -23,6 +23,7 @@ from capacity.core.quantity import UnitStyles, format_resource_value
 from capacity.core.resources import ZERO, Resource, from_resource_list
 from capacity.core.text import safe
 from capacity.core.webhook import admission_warnings
+from capacity.io.volcano_image import WORKLOAD_KINDS, scheduler_version
 
 CONFIGMAP_NAME = "volcano-scheduler-configmap"
 CONF_KEY = "volcano-scheduler.conf"
@@ -95,9 +96,12 @@ def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
     reader = _Reader(cluster, source)
     found_conf = False
     count = 0
+    workloads: list[dict[str, Any]] = []  # where the scheduler's image may be: read here, not by a second parse
     for doc in objs:
         count += 1
         found_conf |= reader.read(doc)
+        if isinstance(doc, dict) and doc.get("kind") in WORKLOAD_KINDS:
+            workloads.append(doc)
     if count == 0:
         raise InputError(source, "", "contains no Kubernetes objects (an empty file?); expected Nodes, "
                          "Queues, PodGroups and Pods")
@@ -105,6 +109,7 @@ def load_objects(objs: Iterable[dict[str, Any]], source: str = "input",
         cluster.conf = parse_conf_text(conf_text, "volcano-scheduler.conf")
         found_conf = True
     reader.finish(found_conf)
+    cluster.scheduler_version = scheduler_version(workloads)
     return cluster
 
 

@@ -17,6 +17,8 @@ ENGINE_VERSION = f"HEAD ({ENGINE_REVISION})"
 #: The scheduler's image name (last path segment); vc-agent-scheduler is a different scheduler.
 SCHEDULER_IMAGE = "vc-scheduler"
 SCHEDULER_APP = "volcano-scheduler"
+#: The kinds whose pods may run the scheduler (a Pod's own containers, or a controller's pod template).
+WORKLOAD_KINDS = frozenset({"Pod", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"})
 _VERSION = re.compile(r"v?(\d+)\.(\d+)\.(\d+)(-(?:alpha|beta|rc)\.?\d+)?(?:[-+._].*)?")
 
 
@@ -44,19 +46,20 @@ def _items(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _containers(doc: dict[str, Any]) -> tuple[dict[str, Any], list[Any]]:
     """(labels, containers) of a Pod, or of the pod template of a Deployment/ReplicaSet/StatefulSet."""
     kind = doc.get("kind")
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    spec, meta = _mapping(doc.get("spec")), _mapping(doc.get("metadata"))
     if kind == "Pod":
-        return (meta.get("labels") or {}), _items(spec.get("containers"))
+        return _mapping(meta.get("labels")), _items(spec.get("containers"))
     if kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
-        tmpl = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-        tmeta = tmpl.get("metadata") if isinstance(tmpl.get("metadata"), dict) else {}
-        tspec = tmpl.get("spec") if isinstance(tmpl.get("spec"), dict) else {}
-        labels = {**(meta.get("labels") or {}), **(tmeta.get("labels") or {})} if isinstance(
-            meta.get("labels") or {}, dict) and isinstance(tmeta.get("labels") or {}, dict) else {}
+        tmpl = _mapping(spec.get("template"))
+        tmeta, tspec = _mapping(tmpl.get("metadata")), _mapping(tmpl.get("spec"))
+        labels = {**_mapping(meta.get("labels")), **_mapping(tmeta.get("labels"))}
         return labels, _items(tspec.get("containers"))
     return {}, []
 

@@ -50,10 +50,12 @@ from capacity.plugins.figures import (
     value_of,
 )
 from capacity.plugins.older import (
+    best_effort_share_words_v113,
     capacity_preemptive_v113,
     capacity_reclaimable_v113,
     leaf_only_enqueue_v111,
     note_unchecked_queue_state,
+    whole_inqueue_words_v114,
 )
 
 STALE_SHARES_QUIRK = ("ancestor shares are the values at session open: within a cycle Volcano refreshes only the "
@@ -98,6 +100,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         self.styles = getattr(ssn.cluster, "unit_styles", None)  # the input's units, for reasons
         self.ready = True
         self.not_ready_reason = ""
+        self.best_effort_share = 0.0 if ssn.options.older("pr4865") else 1.0  # capacity.go:L985-993 @v1.13.0
         if self.hierarchy:
             self._build_hierarchical()
         else:
@@ -130,16 +133,16 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         if la is None or ra is None:
             return 0
         if not self.hierarchy:
-            return compare_share(la, ra)
+            return compare_share(la, ra, self.best_effort_share == 1.0)
         lleaf, rleaf = not la.children, not ra.children
         if lleaf != rleaf:
             return -1 if lleaf else 1
         if not lleaf:
-            return compare_share(la, ra)
+            return compare_share(la, ra, self.best_effort_share == 1.0)
         level = queue_level(la, ra)
         lq = la.ancestors[level + 1] if level + 1 < len(la.ancestors) else la
         rq = ra.ancestors[level + 1] if level + 1 < len(ra.ancestors) else ra
-        return compare_share(lq, rq)
+        return compare_share(lq, rq, self.best_effort_share == 1.0)
 
     def victim_queue_order(self, l: QueueSpec, r: QueueSpec, preemptor: QueueSpec) -> int:
         la, ra, pa = self.attrs.get(l.name), self.attrs.get(r.name), self.attrs.get(preemptor.name)
@@ -158,6 +161,8 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         out: dict[str, Any] = {"share": attr.share, "queuePriority": queue.priority}
         if attr.deserved.is_empty():
             out["shareNote"] = BEST_EFFORT_SHARE  # share 1 with nothing allocated is Volcano's rule, not a slip
+            if self.best_effort_share != 1.0:
+                out["shareNote"] = best_effort_share_words_v113(self)
         if self.hierarchy:
             path = self._paths.get(attr.name)
             if path is None:
@@ -268,14 +273,17 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             ok, failed = r.less_equal_with_dimension_and_resources_name(a.real_capability, min_req)
             if not ok:
                 if traced:
-                    held = inqueue_jobs(self, {x.name for x in self.attrs.values() if x is a or a in x.ancestors}) \
-                        if any(value_of(a.inqueue, n) for n in failed) else []
+                    under = {x.name for x in self.attrs.values() if x is a or a in x.ancestors}
+                    whole = self.ssn.options.older("pr5130")  # capacity.go:L467-471 @v1.14.0
+                    held = inqueue_jobs(self, under, whole) if any(value_of(a.inqueue, n) for n in failed) else []
+                    said = whole_inqueue_words_v114(self, held, failed) if whole else None
+                    words, older = said if said is not None else (inqueue_words(held), {})
                     self.trace.because(
                         self.name, "enqueueRealCapability",
                         f"queue resource quota insufficient: minResources + allocated + inqueue - elastic "
                         f"exceeds the realCapability of {a.path()} on {', '.join(failed)}: " + sums(
                             [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)],
-                            a.real_capability, failed, ">", self.styles) + inqueue_words(held),
+                            a.real_capability, failed, ">", self.styles) + words, **older,
                         queue=a.name, inqueueJobs=held, dimensions=failed, minResources=_fmt(min_req, failed),
                         allocated=_fmt(a.allocated, failed), inqueue=_fmt(a.inqueue, failed),
                         elastic=_fmt(a.elastic, failed), realCapability=_fmt(a.real_capability, failed),
@@ -532,7 +540,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             return
         attr.allocated.add(task.resreq)
         attr.dirty = True
-        update_share(attr)
+        update_share(attr, self.best_effort_share)
         if self.hierarchy:
             for anc in attr.ancestors:
                 anc.allocated.add(task.resreq)
@@ -544,7 +552,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             return
         attr.allocated.sub(task.resreq)
         attr.dirty = True
-        update_share(attr)
+        update_share(attr, self.best_effort_share)
         if self.hierarchy:
             for anc in attr.ancestors:
                 anc.allocated.sub(task.resreq)

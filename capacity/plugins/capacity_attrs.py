@@ -137,10 +137,10 @@ class FixedNumbers:
 
     __slots__ = ("values", "dicts", "idle", "idle_share", "last", "last_summary")
 
-    def __init__(self, attr: QueueAttr) -> None:
+    def __init__(self, attr: QueueAttr, best_effort_share: float = 1.0) -> None:
         self.values = (attr.deserved, attr.capability, attr.guarantee, attr.real_capability)
         self.dicts = tuple(to_dict(r) for r in self.values)
-        self.idle_share = 1.0 if attr.deserved.is_empty() else 0.0  # update_share with nothing allocated
+        self.idle_share = best_effort_share if attr.deserved.is_empty() else 0.0  # update_share, nothing allocated
         self.idle: dict[str, Any] | None = None  # QueueAttr.summary of the queue while it has no jobs
         # Per changing field (allocated, inqueue, elastic, request): its last values and their dict.
         self.last: list[tuple[Any, dict[str, Any]] | None] = [None, None, None, None]
@@ -167,11 +167,12 @@ def _zero(r: Resource) -> bool:
     return not r.scalars and r.cpu == 0.0 and r.memory == 0.0
 
 
-def update_share(attr: QueueAttr) -> None:
-    """updateQueueAttrShare: best-effort queues (empty deserved) have share 1."""
+def update_share(attr: QueueAttr, best_effort_share: float = 1.0) -> None:
+    """updateQueueAttrShare: best-effort queues (empty deserved) have share 1; `best_effort_share` 0 before PR
+    #4865 (v1.14.0), where no dimension of an empty deserved was read (capacity.go:L985-993 @v1.13.0)."""
     d = attr.deserved
     if d.is_empty():
-        attr.share = 1.0
+        attr.share = best_effort_share
         return
     # max(share(allocated[n], deserved[n]) for n in deserved.resource_names()), from 0, spelled out: those
     # names are the dimensions >= MIN_RESOURCE (0.1), so share() is a plain division there.
@@ -196,9 +197,12 @@ def update_share(attr: QueueAttr) -> None:
     attr.share = res
 
 
-def compare_share(l: QueueAttr, r: QueueAttr) -> int:
-    """Share rule of the queue order: smaller share first, then deserved before best-effort."""
+def compare_share(l: QueueAttr, r: QueueAttr, deserved_first: bool = True) -> int:
+    """Share rule of the queue order: smaller share first, then deserved before best-effort (`deserved_first`
+    False: equal shares tie, as before PR #4865, v1.14.0: capacity.go:L503-511, L643-672 @v1.13.0)."""
     if l.share == r.share:
+        if not deserved_first:
+            return 0
         le, re_ = l.deserved.is_empty(), r.deserved.is_empty()
         if not le and re_:
             return -1
@@ -265,8 +269,9 @@ def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     return out
 
 
-def accumulate_job(attr: QueueAttr, job: Job) -> None:
-    """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job."""
+def accumulate_job(attr: QueueAttr, job: Job, whole_inqueue: bool = False) -> None:
+    """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job. `whole_inqueue`: capacity
+    before PR #5130 (v1.15.0), an Inqueue job's whole minResources (capacity.go:L467-471, L594-596 @v1.14.0)."""
     for status, bucket in job.index.items():
         if status & ALLOCATED_STATUSES:
             for t in bucket.values():
@@ -277,7 +282,7 @@ def accumulate_job(attr: QueueAttr, job: Job) -> None:
                 attr.request.add(t.resreq)
     if job.min_resources is not None:
         if job.phase == PodGroupPhase.INQUEUE:
-            attr.inqueue.add(_inqueue_of(job))
+            attr.inqueue.add(deduct_sch_gated(job, job.min_resources) if whole_inqueue else _inqueue_of(job))
         elif job.phase == PodGroupPhase.RUNNING:
             allocated_num = sum(len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES)
             if allocated_num >= job.min_available:
@@ -346,7 +351,8 @@ def _scalar_name(name: str) -> bool:
     return got
 
 
-def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None) -> dict[str, Any]:
+def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None,
+                     whole_inqueue: bool = False) -> dict[str, Any]:
     """buildQueueAttrs steps 1-3, shared by flat capacity and proportion (spec §2.2, §5.1): attributes
     for queues that have jobs, made by `make(queue, unguaranteed)` (see `flat_limits`), and every job's
     accounting. `built(queue)` may hand over an attribute that already holds the accounting of the
@@ -367,7 +373,7 @@ def build_flat_attrs(ssn: Session, total: Resource, make: Any, built: Any = None
             attr = attrs[q.name] = make(q, unguaranteed)
         elif job.queue in done:
             continue
-        accumulate_job(attr, job)
+        accumulate_job(attr, job, whole_inqueue)
     return attrs
 
 
@@ -527,14 +533,16 @@ def root_capability(capability: Resource | None, total: Resource) -> Resource:
     return Resource(MAX_FLOAT, MAX_FLOAT, dict.fromkeys(total.scalars or {}, SCALAR_INFINITY))
 
 
-def inherit_capability(child: Resource, parent: Resource) -> None:
-    """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0,
-    and every scalar of the parent's it does not set (changes `child`)."""
+def inherit_capability(child: Resource, parent: Resource, scalars: bool = True) -> None:
+    """checkHierarchicalQueue: a child's capability takes its parent's cpu or memory where its own is <= 0 (PR
+    #3917: every selectable release, from v1.11.0 on), and every scalar of the parent's it does not set (changes
+    `child`). `scalars` False: before PR #4504 (v1.13.0) only cpu and memory were taken (capacity.go:L665-671
+    @v1.12.0)."""
     if child.cpu <= 0:
         child.cpu = parent.cpu
     if child.memory <= 0:
         child.memory = parent.memory
-    if parent.scalars is not None:
+    if parent.scalars is not None and scalars:
         for k, v in parent.scalars.items():
             if child.scalars is None or k not in child.scalars:
                 child.set_scalar(k, v)
@@ -555,6 +563,7 @@ class CapacityBase(Plugin):
     ready: bool
     not_ready_reason: str
     ancestor_level: int
+    best_effort_share: float  # a best-effort queue's share: 1, or 0 before PR #4865 (v1.14.0)
     _order_pairs: dict[tuple[str, str], int | tuple[QueueAttr, QueueAttr, int]]
     _task_names: dict[str, frozenset[str]]
     _fit_reasons: dict[tuple[str, Any], Reason]

@@ -28,14 +28,16 @@ from capacity.plugins.figures import (
     summary,
     value_of,
 )
+from capacity.plugins.older import best_effort_share_words_v113
 
 
-def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
+def inqueue_jobs(plugin: Any, queues: set[str], whole: bool = False) -> list[str]:
     """For a trace: the jobs of `queues` whose minResources the inqueue figure holds, by the rule of
     `accumulate_job` (Inqueue, or Running with minAvailable tasks allocated) and `job_enqueued` (admitted this
     session: their phase is Inqueue now), keeping those that still reserve something. The session's jobs by
     queue are indexed once (on `plugin`), as a refusal may be traced for every pending job.
-    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue)."""
+    Rule: capacity.go:1124-1144 @ed72c7c8 (buildQueueAttrs' inqueue); `whole`: an Inqueue job's whole
+    minResources, before PR #5130 (capacity.go:L467-471 @v1.14.0)."""
     ssn = plugin.ssn
     got = getattr(plugin, "_jobs_by_queue", None)
     if got is None or got[0] is not ssn:
@@ -49,7 +51,9 @@ def inqueue_jobs(plugin: Any, queues: set[str]) -> list[str]:
             continue
         held = job.phase == PodGroupPhase.INQUEUE or (job.phase == PodGroupPhase.RUNNING and sum(
             len(b) for s, b in job.index.items() if s & ALLOCATED_STATUSES) >= job.min_available)
-        if held and not deduct_sch_gated(job, inqueue_resource(job, job.allocated)).is_empty():
+        whole_min = whole and job.phase == PodGroupPhase.INQUEUE
+        if held and not deduct_sch_gated(job, job.min_resources if whole_min else
+                                         inqueue_resource(job, job.allocated)).is_empty():
             out.append(job.uid)
     return sorted(out)
 
@@ -103,13 +107,17 @@ def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
     return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
 
 
-def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any) -> dict[str, str]:
+def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any,
+               scalars: bool = True) -> dict[str, str]:
     """The capability dimensions a child took from its parent (checkHierarchicalQueue, capacity.go:1487-1556):
-    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set."""
+    cpu and memory set to 0 or not at all, and scalars of the parent's capability it does not set (not before
+    PR #4504: `scalars` False)."""
     own = spec.capability
     out = {}
     for n in names:
         scalar = n not in ("cpu", "memory")
+        if scalar and not scalars:
+            continue
         if (own is None or (not scalar and value_of(own, n) <= 0)
                 or (scalar and n not in (own.scalars or {}) and n in (parent.capability.scalars or {}))):
             v = value_of(parent.capability, n)
@@ -181,11 +189,14 @@ class CapacityFigures(CapacityBase):
                 extra["guaranteeHow"] = "as set" if seed004 else "the sum of its children's guarantees"
             else:
                 parent = attr.ancestors[-1]
-                cap, cap_how = capability_text(spec.capability, attr, names, st, _inherited(spec, parent, names, st))
+                took = _inherited(spec, parent, names, st, not self.ssn.options.older("pr4504"))
+                cap, cap_how = capability_text(spec.capability, attr, names, st, took)
                 real_how = _tree_real_how(attr, parent, names, st)
                 des_how = deserved_how(spec.deserved, attr, names, st, clipped=False)
                 extra["path"] = attr.path()
             share_how = share_text(attr, True, st)
+            if self.best_effort_share != 1.0 and attr.deserved.is_empty():
+                share_how = best_effort_share_words_v113(self)
             self.trace.because(self.name, "queueFigures",
                                summary(name, cap, cap_how, real_how, des_how, attr, share_how, st), queue=name,
                                **figure_values(attr, cap))

@@ -31,7 +31,14 @@ from capacity.plugins.capacity_attrs import (
     root_capability,
     update_share,
 )
-from capacity.plugins.older import clip_child_deserved_v112, clip_flat_deserved_v111, parent_less_partly_v114
+from capacity.plugins.older import (
+    clip_child_deserved_v112,
+    clip_flat_deserved_v111,
+    dropped_zero_words_v112,
+    parent_less_partly_v114,
+    res_max_v112,
+    uninherited_words_v112,
+)
 
 
 class CapacityTree(CapacityBase):
@@ -78,17 +85,18 @@ class CapacityTree(CapacityBase):
                 return QueueAttr.from_fixed(q, fixed)
             attr = flat_limits(QueueAttr(q), q, unguaranteed)
             attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
-            attr.deserved = res_max(attr.deserved, attr.guarantee)
+            # before PR #4347 (v1.13.0) helpers.Max dropped 0 scalars (capacity.go:L366 @v1.12.0)
+            attr.deserved = (res_max_v112 if ssn.options.older("pr4347") else res_max)(attr.deserved, attr.guarantee)
             if kept is not None:  # from now on read-only: shared with the next sessions' attributes
-                attr.fixed = kept[q.name] = FixedNumbers(attr)
+                attr.fixed = kept[q.name] = FixedNumbers(attr, self.best_effort_share)
             return attr
 
-        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None)
+        self.attrs = build_flat_attrs(ssn, self.total, make, built if last else None, ssn.options.older("pr5130"))
         if ssn.options.older("pr3946"):
             clip_flat_deserved_v111(self)
         for name, attr in self.attrs.items():
             if name not in taken:  # (a taken attribute holds the share of the same numbers already)
-                update_share(attr)
+                update_share(attr, self.best_effort_share)
         self._flat_taken = taken
         if cache is not None:
             last.clear()
@@ -139,7 +147,7 @@ class CapacityTree(CapacityBase):
                 self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
                 ssn.notes.extend(fixed.notes)
                 for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
-                    update_share(attrs[name])
+                    update_share(attrs[name], self.best_effort_share)
                 return None
             # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
             # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
@@ -194,16 +202,18 @@ class CapacityTree(CapacityBase):
         if cache is not None and key is not None and self.ready and not ssn.options.older("pr3946"):
             tree = cache.plugin_state[self.name] = FixedTree(
                 key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
-                {name: FixedNumbers(attr) for name, attr in self.attrs.items()}, ssn.notes[notes_before:])
+                {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
+                ssn.notes[notes_before:])
             tree.leaves = self._leaves if exact else None
             tree.leaves_of = ssn.jobs
         for attr in self.attrs.values():
-            update_share(attr)
+            update_share(attr, self.best_effort_share)
 
     def _accumulate_stepwise(self) -> bool:
         """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
         to the leaf into each ancestor, job by job. True if the build stalled."""
         ssn = self.ssn
+        whole_inqueue = ssn.options.older("pr5130")
         for job in ssn.jobs.values():
             attr = self.attrs.get(job.queue)
             if attr is None:
@@ -213,7 +223,7 @@ class CapacityTree(CapacityBase):
                             "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
                 return True
             before = _parts(attr)
-            accumulate_job(attr, job)
+            accumulate_job(attr, job, whole_inqueue)
             deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
                       _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))
             for anc in attr.ancestors:
@@ -233,16 +243,17 @@ class CapacityTree(CapacityBase):
                 c.deserved = res_max(c.deserved, c.guarantee)
             sum_d.add(c.deserved)
             sum_g.add(c.guarantee)
-            inherit_capability(c.capability, pcap)
+            inherit_capability(c.capability, pcap, not self.ssn.options.older("pr4504"))
             over, names = c.capability.greater_partly(pcap, INFINITY)
             if self.ssn.options.older("pr5176"):
                 over, names = parent_less_partly_v114(pcap, c.capability)
-            if over and self._stall_before_4864(f"queue {c.name} capability exceeds its parent {parent.name}'s "
-                                                f"on {', '.join(names)}", c.name, "spec.capability"):
+            why = (f"queue {c.name} capability exceeds its parent {parent.name}'s on {', '.join(names)}: "
+                   f"{self._over_text(c.capability, pcap, names)}" + self._root_total_words(parent)) if over else ""
+            if over and self._stall_before_4864(why + uninherited_words_v112(self, parent, names), c.name,
+                                                "spec.capability"):
                 return
             if over:
-                self.ssn.notes.append(f"capacity: queue {c.name} capability exceeds its parent "
-                                      f"{parent.name}'s on {', '.join(names)} (Volcano only logs this)")
+                self.ssn.notes.append(f"capacity: {why} (Volcano only logs this)")
         if parent.name == ROOT and not self.ssn.options.seed004_root_init:
             parent.guarantee = sum_g
             parent.deserved = sum_d
@@ -256,7 +267,9 @@ class CapacityTree(CapacityBase):
         # capacity.go:1543-1548 @ed72c7c8 only logs these; the queue webhook refuses the child that makes the sum
         # exceed the parent's (validate_queue.go:587-628 @ed72c7c8 validateSiblingsSum)
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children and self._stall_before_4864(
-                f"children of {parent.name} deserve more than it does", parent.name, "spec.deserved"):
+                f"children of {parent.name} deserve more than it does: their deserved adds up to "
+                f"{self._sum_text(sum_d)}, its own is {self._sum_text(parent.deserved)}"
+                + dropped_zero_words_v112(self, parent, sum_d), parent.name, "spec.deserved"):
             return
         if parent.deserved.less_partly(sum_d, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} deserve more than it does: their deserved "
@@ -264,7 +277,9 @@ class CapacityTree(CapacityBase):
                                   f"{self._sum_text(parent.deserved)} (Volcano only logs this; its queue admission "
                                   "webhook would have rejected the child that made the sum exceed the parent's)")
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children and self._stall_before_4864(
-                f"children of {parent.name} guarantee more than it does", parent.name, "spec.guarantee"):
+                f"children of {parent.name} guarantee more than it does: their guarantee adds up to "
+                f"{self._sum_text(sum_g)}, its own is {self._sum_text(parent.guarantee)}", parent.name,
+                "spec.guarantee"):
             return
         if parent.guarantee.less_partly(sum_g, ZERO) and parent.children:
             self.ssn.notes.append(f"capacity: children of {parent.name} guarantee more than it does: their "
@@ -283,6 +298,26 @@ class CapacityTree(CapacityBase):
             return False
         self._stall(f"{self.ssn.options.older_words('pr4864')}: {why}", f"Queue/{queue}", fld)
         return True
+
+    def _over_text(self, child: Resource, parent: Resource, names: list[str]) -> str:
+        """'cpu 100 > 16, nvidia.com/gpu 4 > unset' for the dimensions a child's capability exceeds its parent's
+        on, in the input's units ("unset" for a scalar the parent does not name)."""
+        from capacity.plugins.figures import amount, value_of
+        st = getattr(self.ssn.cluster, "unit_styles", None)
+        have = parent.scalars or {}
+        return ", ".join(f"{n} {amount(n, value_of(child, n), st)} > "
+                         + (amount(n, value_of(parent, n), st) if n in ("cpu", "memory") or n in have else "unset")
+                         for n in names)
+
+    def _root_total_words(self, parent: QueueAttr) -> str:
+        """' (root's capability is the cluster total ...)' where the build filled it so (seed 004, before PR
+        #4973), for a capability check against root."""
+        spec = self.ssn.queues[parent.name].capability
+        if parent.name != ROOT or not self.ssn.options.seed004_root_init:
+            return ""
+        if spec is None or spec.is_empty() or self.ssn.options.older("pr4354"):
+            return f" (root's capability is the cluster total: {self.ssn.options.older_words('pr4973')})"
+        return ""
 
     def _sum_text(self, r: Resource) -> str:
         """'cpu 4, memory 4Gi' in the input's units, for a session note."""

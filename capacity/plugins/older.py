@@ -11,7 +11,7 @@ from typing import Any
 from capacity.core.model import PodGroupPhase, QueueSpec, Task
 from capacity.core.resources import INFINITY, ZERO, Resource, res_max
 from capacity.framework.session import PERMIT, REJECT
-from capacity.plugins.figures import amounts, requested
+from capacity.plugins.figures import amounts, requested, value_of
 
 
 def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Task]) -> tuple[list[Task], int]:
@@ -49,7 +49,8 @@ def capacity_reclaimable_v113(plugin: Any, reclaimer: Task, reclaimees: list[Tas
         if within or not attr.guarantee.less_equal(left, ZERO):
             if trace.enabled:
                 why = (f"queue {attr.name}'s allocated {amounts(allocated, requested(allocated), st)} is within "
-                       f"its deserved {amounts(attr.deserved, requested(attr.deserved), st)}" if within else
+                       f"its deserved {amounts(attr.deserved, requested(attr.deserved), st)}"
+                       + dropped_zero_deserved_words_v112(plugin, attr, allocated) if within else
                        f"taking it would leave queue {attr.name} below its guarantee")
                 trace.because(plugin.name, "notOverDeserved" if within else "guarantee",
                               f"{opts.older_words('pr4919')}: {t.key} kept: {why}", task=t.key, queue=attr.name,
@@ -147,7 +148,7 @@ def clip_child_deserved_v112(plugin: Any, child: Any, sum_d: Resource) -> Resour
     d = old.clone().min_dimension_resource(child.real_capability, INFINITY)
     if plugin.ssn.options.older("pr3946"):
         d.min_dimension_resource(child.request, ZERO)
-    child.deserved = res_max(d, child.guarantee)
+    child.deserved = (res_max_v112 if plugin.ssn.options.older("pr4347") else res_max)(d, child.guarantee)
     return sum_d.clone().sub_without_assert(old).add(child.deserved)
 
 
@@ -157,6 +158,87 @@ def clip_flat_deserved_v111(plugin: Any) -> None:
     (the old ones may be shared with a cached tree); the share follows."""
     from capacity.plugins.capacity_attrs import update_share
     for attr in plugin.attrs.values():
-        attr.deserved = res_max(attr.deserved.clone().min_dimension_resource(attr.request, INFINITY), attr.guarantee)
+        clipped = attr.deserved.clone().min_dimension_resource(attr.request, INFINITY)
+        attr.deserved = (res_max_v112 if plugin.ssn.options.older("pr4347") else res_max)(clipped, attr.guarantee)
         attr.fixed = None  # its numbers are this session's, not the cached spec-fixed ones (QueueAttr.summary)
-        update_share(attr)
+        update_share(attr, plugin.best_effort_share)
+
+
+def whole_inqueue_words_v114(plugin: Any, held: list[str], failed: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """An enqueue refusal's words on the inqueue figure before PR #5130 (v1.15.0): capacity added an Inqueue
+    job's whole minResources, also what its allocated pods already held and `allocated` counts too
+    (capacity.go:L467-471, L594-596 @v1.14.0). Names the switch (and returns `switch=`) when such a job's
+    allocated pods hold some of a `failed` dimension; else None (the plain words apply)."""
+    jobs = plugin.ssn.jobs
+    twice = [uid for uid in held if jobs[uid].phase == PodGroupPhase.INQUEUE
+             and any(value_of(jobs[uid].allocated, n) > 0 for n in failed)]
+    if not twice:
+        return None
+    names = ", ".join(twice)
+    shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+    held_words = f"; inqueue is the minResources of the admitted job{'s' if len(held) > 1 else ''} {shown}"
+    return (f"{held_words}; {plugin.ssn.options.older_words('pr5130')}: what {names} already "
+            f"allocated is counted in allocated and again in inqueue"), {"switch": "pr5130"}
+
+
+def uninherited_words_v112(plugin: Any, parent: Any, names: list[str]) -> str:
+    """Before PR #4504 (v1.13.0) a child's capability took only cpu and memory from its parent's, never a scalar
+    (capacity.go:L665-671 @v1.12.0): when `parent` exceeded a child on a scalar `names` lists because it did not
+    take that scalar from its own parent, the words saying so (naming the switch); else ""."""
+    opts = plugin.ssn.options
+    if not opts.older("pr4504") or not parent.ancestors:
+        return ""
+    above = parent.ancestors[-1]
+    have, theirs = parent.capability.scalars or {}, above.capability.scalars or {}
+    missed = [n for n in names if n not in have and n in theirs]
+    if not missed:
+        return ""
+    return (f" ({parent.name}'s capability did not take {', '.join(missed)} from {above.name}'s: "
+            f"{opts.older_words('pr4504')})")
+
+
+def best_effort_share_words_v113(plugin: Any) -> str:
+    """How a best-effort queue's share came out before PR #4865 (v1.14.0): updateQueueAttrShare took the largest
+    allocated / deserved over the dimensions deserved sets, none, so 0 whatever the queue held, and equal shares
+    tied in the queue order (capacity.go:L503-511, L985-993 @v1.13.0). Names the switch."""
+    return f"0, because the queue has no deserved: {plugin.ssn.options.older_words('pr4865')}"
+
+
+def res_max_v112(l: Resource, r: Resource) -> Resource:  # noqa: E741 - Go's parameter names
+    """helpers.Max before PR #4347 (v1.13.0; v1.12.3 has it too): only scalars above 0 were taken, so a scalar
+    0 on both sides (or 0 on one and unset or negative on the other) was dropped from the result
+    (pkg/scheduler/api/helpers/helpers.go:L47-73 @v1.12.0). `res_max` less the scalars it sets to 0."""
+    out = res_max(l, r)
+    if out.scalars:
+        out.scalars = {k: v for k, v in out.scalars.items() if v != 0}
+    return out
+
+
+def dropped_zero_words_v112(plugin: Any, parent: Any, sum_d: Resource) -> str:
+    """When a parent's deserved fell short of its children's sum because helpers.Max had dropped a scalar its
+    spec set to 0 (before PR #4347: `res_max_v112`), the words saying so, naming the switch; else ""."""
+    opts = plugin.ssn.options
+    spec = parent.queue.deserved
+    if not opts.older("pr4347") or spec is None:
+        return ""
+    have = parent.deserved.scalars or {}
+    dropped = [k for k, v in (spec.scalars or {}).items() if v == 0 and k not in have and k in (sum_d.scalars or {})]
+    if not dropped:
+        return ""
+    return (f" ({parent.name}'s deserved sets {', '.join(dropped)} to 0, which was dropped: "
+            f"{opts.older_words('pr4347')})")
+
+
+def dropped_zero_deserved_words_v112(plugin: Any, attr: Any, allocated: Resource) -> str:
+    """Before PR #4347 (v1.13.0) a scalar a queue's deserved set to 0 was dropped at session open (`res_max_v112`),
+    so a check reading a missing scalar as unlimited let the queue hold any amount of it: when `allocated` holds
+    such a scalar, the words saying so, naming the switch; else ""."""
+    opts = plugin.ssn.options
+    spec = attr.queue.deserved
+    if not opts.older("pr4347") or spec is None:
+        return ""
+    have, held = attr.deserved.scalars or {}, allocated.scalars or {}
+    dropped = [k for k, v in (spec.scalars or {}).items() if v == 0 and k not in have and held.get(k, 0) > 0]
+    if not dropped:
+        return ""
+    return (f" (its deserved {', '.join(dropped)} 0 was dropped, so unlimited: {opts.older_words('pr4347')})")

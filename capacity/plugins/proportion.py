@@ -43,6 +43,7 @@ from capacity.plugins.older import (
     note_unchecked_queue_state,
     proportion_inqueue_v114,
     proportion_reclaim_less_partly,
+    res_max_v112,
 )
 
 # capacity.py's buildQueueAttrs step 3 (allocated, request, inqueue with the Inqueue/Running rules,
@@ -168,7 +169,9 @@ class ProportionPlugin(Plugin):
                 capped = attr.deserved.clone() if traced else None
                 attr.deserved.min_dimension_resource(attr.request, ZERO)
                 clamped = attr.deserved.clone() if traced else None
-                attr.deserved = res_max(attr.deserved, attr.guarantee)
+                # before PR #4347 (v1.13.0) helpers.Max dropped 0 scalars (proportion.go:L214 @v1.12.0)
+                attr.deserved = (res_max_v112 if self.ssn.options.older("pr4347") else res_max)(
+                    attr.deserved, attr.guarantee)
                 update_share(attr)
                 why = ""
                 if attr.request.less_equal(attr.deserved, ZERO):

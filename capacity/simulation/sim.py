@@ -595,7 +595,7 @@ class Simulator:
         self._account(changes)
         queue_rows = self._queue_rows(result)
         kept = CycleResult(binds=result.binds, evicted=result.evicted, pipelined=result.pipelined,
-                           podgroup_phases=phases, nominated=result.nominated)
+                           podgroup_phases=phases, nominated=result.nominated, notes=result.notes)
         row = self._cycle_row(k, now, k - prev - 1, arrived, completed, result, controller)
         rec = CycleRecord(k, now, k - prev - 1, kept, arrived, completed, controller, decided or bool(reactions),
                           row, queue_rows, changes, before, self._scalars())

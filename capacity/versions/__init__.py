@@ -12,5 +12,6 @@ def older_words(switch_id: str, version_label: str) -> str:
     """"v1.13: capacity required every requested dimension ... (before PR #4659, v1.14.0)": how a trace
     names the switch that made a decision differ from HEAD."""
     s = BY_ID[switch_id]
-    when = "not in a release yet" if s.release == "HEAD" else s.release
+    from capacity.versions.releases import backported
+    when = "not in a release yet" if s.release == "HEAD" else s.release + backported(switch_id, inside=True)
     return f"{version_label}: {s.before} (before PR #{s.pr}, {when})"

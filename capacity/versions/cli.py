@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from capacity.versions.releases import HEAD, UnknownVersion, Version, known_versions, version
 
-HELP = ("the Volcano release to reproduce: 1.11 ... 1.15 (a patch such as 1.13.2 or v1.13 works too) or "
-        "head (default; a dump whose volcano-scheduler image names a release runs that release)")
+if TYPE_CHECKING:
+    from capacity.core.cluster import Cluster
+
+HELP = ("the Volcano release to reproduce: 1.11 ... 1.15 (v1.13 works too; a minor alone is its .0 release, a "
+        "patch such as 1.13.2 also has the fixes backported to it) or head (default; a dump whose "
+        "volcano-scheduler image names a release runs that release)")
 
 
 def release(text: str) -> Version:
@@ -26,9 +30,12 @@ def add_version_arg(s: argparse.ArgumentParser) -> None:
 
 
 def detect_text(text: str, source: str = "input") -> str | None:
-    """The release of the dump's volcano-scheduler image ("1.13.2"), None without one. Parsed again only when
-    the text names a scheduler at all (a dump usually has none); a malformed dump is the loader's to report."""
-    if "scheduler" not in text:
+    """The release of the dump's volcano-scheduler image ("1.13.2"), None without one. For text not read into a
+    Cluster (lint): parsed again only when the text names the scheduler's image or app label at all (a dump
+    usually has neither; a loaded Cluster has it already, `Cluster.scheduler_version`); a malformed dump is
+    the loader's to report."""
+    from capacity.io.volcano_image import SCHEDULER_APP, SCHEDULER_IMAGE
+    if SCHEDULER_IMAGE not in text and SCHEDULER_APP not in text:
         return None
     from capacity.io.k8s import iter_documents
     from capacity.io.volcano_image import scheduler_version
@@ -57,15 +64,16 @@ def known_or_none(found: str | None) -> Version | None:
         return None
 
 
-def chosen(args: argparse.Namespace, path: str | None = None) -> Version:
-    """The release to run: the flag, else the dump's scheduler image (said on stderr), else HEAD."""
+def chosen(args: argparse.Namespace, dump: Cluster | str | None = None) -> Version:
+    """The release to run: the flag, else the dump's scheduler image (said on stderr), else HEAD. `dump`: the
+    Cluster already read (its image was noted while reading: no second parse), or the path of a dump."""
     given = getattr(args, "volcano_version", None)
     if given is not None:
         return given
     cached = getattr(args, "_detected_version", None)
     if cached is not None:
         return cached
-    found = detect(path) if path else None
+    found = detect(dump) if isinstance(dump, str) else dump.scheduler_version if dump is not None else None
     picked = version(HEAD)
     if found:
         try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.framework.session import SessionOptions
-from capacity.versions.releases import HEAD, Version, version
+from capacity.versions.releases import HEAD, Version, backported, version
 from capacity.versions.switches import BY_ID
 
 Outcomes = dict[tuple[str, str], str]
@@ -65,7 +65,8 @@ class Difference:
         out = []
         for sid in self.switches:
             s = BY_ID[sid]
-            out.append(f"because of PR #{s.pr} ({sid}), in Volcano from {s.release}: before it, {s.before}; "
+            out.append(f"because of PR #{s.pr} ({sid}), in Volcano from {s.release}{backported(sid)}: before it, "
+                       f"{s.before}; "
                        f"from {s.release} on, {s.after}")
         return out
 

@@ -70,10 +70,24 @@ SWITCHES: tuple[Switch, ...] = (
            "realCapability",
            "the root queue's capability, deserved and realCapability were always the cluster total, even when "
            "root set a capability, and each child's deserved was clipped to its realCapability"),
+    Switch("pr4347", 4347, "v1.13.0", "capacity",
+           "a scalar a queue's deserved sets to 0 stays 0 when deserved is raised to the guarantee (also in "
+           "v1.12.3 and later v1.12 patches)",
+           "raising deserved to the guarantee (helpers.Max) dropped every scalar set to 0: a flat queue's 0 read "
+           "as unlimited, and a parent whose children deserved a 0 scalar failed the hierarchy check"),
+    Switch("pr4504", 4504, "v1.13.0", "hierarchy",
+           "a child queue's capability takes every scalar of its parent's that it does not name",
+           "a child queue's capability took only cpu and memory from its parent's, never a scalar, so a queue "
+           "without a capability failed the hierarchy check against children naming a scalar"),
     Switch("pr4659", 4659, "v1.14.0", "capacity",
            "a queue may reclaim when allocated + request stays within deserved on at least one requested "
            "dimension",
            "capacity required every requested dimension of allocated + request within deserved"),
+    Switch("pr4865", 4865, "v1.14.0", "capacity",
+           "a best-effort queue (no deserved) has share 1, and of two queues with the same share the one with "
+           "a deserved goes first",
+           "a best-effort queue's share was 0 whatever it held, so it went before every queue already using "
+           "some of its deserved, and equal shares tied"),
     Switch("pr4919", 4919, "v1.14.0", "reclaim",
            "capacity's victims share a requested dimension with the reclaimer and are over deserved on a "
            "dimension they use; a pod using nothing its queue deserves is a victim at once",
@@ -103,6 +117,10 @@ SWITCHES: tuple[Switch, ...] = (
            "an Inqueue job's reservation counts only what its allocated pods do not already hold",
            "proportion counted an Inqueue job's whole minResources as inqueue even for pods already "
            "allocated, so they were counted twice"),
+    Switch("pr5130", 5130, "v1.15.0", "capacity",
+           "an Inqueue job's reservation in capacity counts only what its allocated pods do not already hold",
+           "capacity counted an Inqueue job's whole minResources as inqueue, also for its pods already "
+           "allocated, so they were counted twice"),
     Switch("pr5115", 5115, "v1.15.0", "reclaim",
            "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims; "
            "victims of jobs the job-order plugins rank equal go in task order (lowest-priority pod first)",
@@ -113,8 +131,7 @@ SWITCHES: tuple[Switch, ...] = (
            "preempt visits queues in QueueOrderFn order, and a queue's turn tries preemption within a job "
            "for that queue's starving jobs only",
            "preempt visited queues in Go map order (here: in the order their first job is met, by job UID), "
-           "and every queue's turn tried preemption within a job for the starving jobs of all queues (the "
-           "change is also in v1.12.4, v1.13.3 and v1.14.2)"),
+           "and every queue's turn tried preemption within a job for the starving jobs of all queues"),
     Switch("pr5176", 5176, "v1.15.0", "hierarchy",
            "a resource the child's capability names and its parent's does not is not counted as exceeding it",
            "a resource in a child's capability that its parent's capability did not name counted as exceeding "
@@ -122,7 +139,7 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("pr5214", 5214, "v1.15.0", "preempt",
            "topology-aware preemption reprieves its potential victims from the most important pod down",
            "topology-aware preemption reprieved its potential victims from the least important pod up, so it "
-           "kept low-priority pods and evicted more important ones (the change is also in v1.14.3)"),
+           "kept low-priority pods and evicted more important ones"),
     Switch("pr5339", 5339, "HEAD", "enqueue",
            "capacity and proportion reserve a job's minResources only once every plugin let it in "
            "(JobEnqueuedFn)",
@@ -154,10 +171,6 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(4504, "v1.13.0", "hierarchy", "a child inherits scalar capability its spec does not name"),
-    Unmodelled(4347, "v1.13.0", "hierarchy", "a zero scalar in deserved no longer passes the hierarchy check"),
-    Unmodelled(4865, "v1.14.0", "capacity", "a best-effort queue's share is 1 (was 0, so it went first); equal "
-               "shares put queues with a deserved first"),
     Unmodelled(4033, "v1.12.0", "webhook", "creating a hierarchical sub-queue is no longer wrongly refused"),
     Unmodelled(4470, "v1.13.0", "webhook", "queue admission checks deserved/guarantee/capability sizes"),
     Unmodelled(4697, "v1.14.0", "webhook", "queue admission refuses a queue naming itself as parent"),
@@ -166,7 +179,6 @@ UNMODELLED: tuple[Unmodelled, ...] = (
                "depth (5) and root protection"),
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
-    Unmodelled(5130, "v1.15.0", "capacity", "Inqueue jobs' allocated pods no longer counted twice (capacity)"),
     Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job "
                "(also in v1.14.4 and v1.15.1); up to v1.15 PrePredicate fails only on what this engine does not "
                "model (volume binding and dynamic resources, selectors Kubernetes cannot parse, a restartable init "

@@ -122,3 +122,27 @@ def test_default_configuration_is_not_written():
     assert cluster.conf.is_default
     assert all(o["kind"] != "ConfigMap" for o in export_objects(cluster))
     assert load_cluster(export_yaml(cluster)).conf.is_default
+
+
+def test_a_queue_quota_naming_only_gpus_is_written_without_zero_cpu_and_memory() -> None:
+    """`capability: {cpu: '0', memory: '0', nvidia.com/gpu: '4'}` reads as "no cpu at all" (the plan command's
+    Queue YAML showed it); Volcano reads the absent cpu the same. An all-zero list keeps its entries (empty and
+    non-empty lists differ in Volcano)."""
+    import yaml as _yaml
+
+    from capacity.io.export import export_objects
+    from capacity.io.k8s import load_cluster
+    text = """apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: q}
+spec:
+  weight: 1
+  guarantee: {resource: {nvidia.com/gpu: '2'}}
+  capability: {nvidia.com/gpu: '4', memory: 8Gi}
+  deserved: {cpu: '0'}
+"""
+    spec = next(o for o in export_objects(load_cluster(text)) if o["kind"] == "Queue")["spec"]
+    assert spec["guarantee"] == {"resource": {"nvidia.com/gpu": "2"}}
+    assert spec["capability"] == {"memory": "8Gi", "nvidia.com/gpu": "4"}
+    assert spec["deserved"] == {"cpu": "0", "memory": "0"}
+    assert "cpu: '0'" not in _yaml.safe_dump(spec["capability"])

@@ -255,3 +255,23 @@ def test_a_simulator_without_a_trace_does_not_trace_its_cycles(monkeypatch: pyte
     traced.run_to_end()
     assert len(seen) == traced.executed and all(seen)
     assert any(r.kind == "bind" for r in traced.trace.records)
+
+
+def test_a_simulator_step_keeps_the_sessions_notes() -> None:
+    """A cycle stepped by the Simulator (the dashboard's steps, replay) says what `simulate` says when capacity
+    stops (its notes were dropped: the Decisions page and the answers then missed "capacity refuses every
+    allocation this cycle")."""
+    from pathlib import Path
+
+    from capacity.framework.session import SessionOptions
+    from capacity.io.k8s import load_cluster_file
+    from capacity.scheduler import simulate as simulate_cycles
+    from capacity.simulation.sim import SimOptions, Simulator
+    from capacity.versions import version
+    from capacity.versions.cli import session_kwargs
+    path = Path(__file__).parent / "data" / "versions" / "3914-child-capability-missing-cpu.yaml"
+    opts = SessionOptions(**session_kwargs(version("1.11")))
+    said = simulate_cycles(load_cluster_file(str(path)), 1, None, opts).cycles[0].notes
+    assert said and "capacity refuses every allocation" in said[0]
+    rec = Simulator(load_cluster_file(str(path)), SimOptions(session=opts)).step()
+    assert rec is not None and rec.result.notes == said

@@ -70,14 +70,14 @@ def test_unknown_version_on_the_command_line_exits_2_with_the_list() -> None:
 
 def test_simulate_on_v113_reproduces_the_old_decision_and_the_trace_names_the_change(tmp_path: Path) -> None:
     trace = tmp_path / "t.jsonl"
-    old = json.loads(_cli("simulate", str(ONE_DIMENSION), "--volcano-version", "v1.13.2", "--format", "json",
+    old = json.loads(_cli("simulate", str(ONE_DIMENSION), "--volcano-version", "v1.13.0", "--format", "json",
                           "--trace", str(trace)).stdout)
     new = json.loads(_cli("simulate", str(ONE_DIMENSION), "--format", "json").stdout)
     assert old["evicted"] == [] and new["evicted"] == ["ns1/p18"]
     reasons = [r for line in trace.read_text().splitlines() for r in json.loads(line).get("reasons", [])]
     named = [r for r in reasons if "pr4659" in json.dumps(r)]
-    assert named and "v1.13: capacity required every requested dimension" in named[0]["text"]
-    assert "(before PR #4659, v1.14.0)" in named[0]["text"]
+    assert named and "v1.13.0: capacity required every requested dimension" in named[0]["text"]
+    assert "(before PR #4659, v1.14.0; backported to v1.13.1)" in named[0]["text"]
 
 
 def test_explain_names_the_change_and_the_release_that_has_it() -> None:
@@ -85,7 +85,7 @@ def test_explain_names_the_change_and_the_release_that_has_it() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "v1.13 decides differently from HEAD on this scenario:" in proc.stdout
     assert "pod ns1/p18: not evicted on v1.13, evicted on HEAD" in proc.stdout
-    assert "because of PR #4659 (pr4659), in Volcano from v1.14.0" in proc.stdout
+    assert "because of PR #4659 (pr4659), in Volcano from v1.14.0 (backported to v1.13.1)" in proc.stdout
     out = json.loads(_cli("explain", str(ONE_DIMENSION), "--pod", "ns1/p18", "--volcano-version", "1.13",
                           "--format", "json").stdout)
     diff = out["versionDifference"]
@@ -107,7 +107,7 @@ spec:
     spec:
       containers:
       - name: volcano-scheduler
-        image: docker.io/volcanosh/vc-scheduler:v1.13.2
+        image: docker.io/volcanosh/vc-scheduler:v1.13.0
 """
 
 
@@ -117,7 +117,7 @@ def test_a_dump_naming_its_scheduler_release_runs_that_release(tmp_path: Path) -
     proc = _cli("simulate", str(dump), "--format", "json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["evicted"] == []
-    assert "volcano-scheduler image is 1.13.2: simulating v1.13" in proc.stderr
+    assert "volcano-scheduler image is 1.13.0: simulating v1.13.0" in proc.stderr
     head = _cli("simulate", str(dump), "--format", "json", "--volcano-version", "head")
     assert json.loads(head.stdout)["evicted"] == ["ns1/p18"]
 
@@ -146,3 +146,15 @@ def test_a_release_sets_the_seed_flag_it_implies_and_a_flag_alone_is_not_a_relea
     flag = SessionOptions(seed004_root_init=True)
     assert flag.older("pr4973") and not flag.set_by_release("seed004_root_init") and flag.version == "HEAD"
     assert flag.all_lacking() == frozenset({"pr4973"})
+
+
+def test_a_patch_release_has_the_switches_backported_to_its_branch() -> None:
+    """PR #4659 reached release-1.13 by the cherry-pick #4830, first in v1.13.1: 1.13.1 and later decide as HEAD
+    on the one-dimension reclaim, 1.13 (= v1.13.0) as before the change."""
+    from capacity.versions import version
+    assert "pr4659" in version("1.13").lacking and "pr4659" in version("1.13.0").lacking
+    assert "pr4659" not in version("1.13.1").lacking and "pr4659" not in version("v1.13.3").lacking
+    assert version("1.13.2").label == "v1.13.2" and version("1.13").label == "v1.13"
+    assert "pr4973" in version("1.14.1").lacking and "pr4973" not in version("1.14.2").lacking
+    patched = json.loads(_cli("simulate", str(ONE_DIMENSION), "--volcano-version", "1.13.2", "--format", "json").stdout)
+    assert patched["evicted"] == ["ns1/p18"]

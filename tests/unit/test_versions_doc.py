@@ -21,4 +21,4 @@ def test_table_has_the_capacity_proportion_enqueue_and_reclaim_changes() -> None
         assert any(s.area == area for s in SWITCHES), area
     for s in SWITCHES:
         assert f"[#{s.pr}](https://github.com/volcano-sh/volcano/pull/{s.pr}) | {s.release} | {s.area}" in text
-    assert "| `1.13` | `pr4659`, `pr4774`, `pr4794`, `pr4864`, `pr4919`" in text
+    assert "| `1.13` | `pr4659`, `pr4774`, `pr4794`, `pr4864`, `pr4865`, `pr4919`" in text
