@@ -98,3 +98,14 @@ def test_explain_on_v114_names_the_reprieve_change() -> None:
                          cwd=ROOT, check=False).stdout
     ids = {s["id"] for d in json.loads(out)["versionDifference"]["differences"] for s in d["switches"]}
     assert "pr5214" in ids
+
+
+@pytest.mark.parametrize("switch,patch", [("pr5142", "1.12.4"), ("pr5142", "1.13.3"), ("pr5142", "1.14.2"),
+                                          ("pr5214", "1.14.3")])
+def test_a_patch_release_with_the_cherry_pick_decides_as_head(switch: str, patch: str) -> None:
+    case, release, (kind, subject) = OLD_CASES[switch]
+    before = f"{patch.rsplit('.', 1)[0]}.{int(patch.rsplit('.', 1)[1]) - 1}"
+    assert switch in version(before).lacking and switch not in version(patch).lacking
+    head, _ = _run(case, "head", False)
+    assert _run(case, patch, False)[0]["evicted"] == head["evicted"]
+    assert _run(case, before, False)[0]["evicted"] != head["evicted"]
