@@ -202,10 +202,13 @@ def preempt_within_jobs(run: PreemptRun, queue: QueueSpec) -> None:
     """
     ssn = run.ssn
     jobs = run.under_request.get(queue.name, [])
-    if ssn.options.older("pr5142"):  # preempt.go:L229 @v1.14.0: `for _, job := range underRequest`, all queues'
+    older = ssn.options.older("pr5142")
+    if older:  # preempt.go:L229 @v1.14.0: `for _, job := range underRequest`, all queues'
         jobs = run.under_request_all
     for job in jobs:
         tasks = pending_tasks(ssn, job)
+        if older:  # preempt.go:L231 @v1.14.0 (before PR #5141, which came with #5142): it replaced the job's
+            run.task_queues[job.uid] = tasks  # phase-A queue, so a later queue's turn lost what this one popped
         while not tasks.empty():
             task = tasks.pop()
             stmt = Statement(ssn)

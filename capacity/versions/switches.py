@@ -131,7 +131,8 @@ SWITCHES: tuple[Switch, ...] = (
            "preempt visits queues in QueueOrderFn order, and a queue's turn tries preemption within a job "
            "for that queue's starving jobs only",
            "preempt visited queues in Go map order (here: in the order their first job is met, by job UID), "
-           "and every queue's turn tried preemption within a job for the starving jobs of all queues"),
+           "and every queue's turn tried preemption within a job for the starving jobs of all queues, replacing "
+           "their task queues, so a later queue's job lost the tasks tried there (PR #5141 came with it)"),
     Switch("pr5176", 5176, "v1.15.0", "hierarchy",
            "a resource the child's capability names and its parent's does not is not counted as exceeding it",
            "a resource in a child's capability that its parent's capability did not name counted as exceeding "

@@ -28,7 +28,7 @@ CASES = ROOT / "tests" / "acceptance" / "versions" / "cases"
 OLD_CASES = {
     "pr4029": ("pr4029-backfill-stops-at-first-unfit-v1.11", "1.11", ("bind", "ns/b-0")),
     "pr5115": ("pr5115-victims-by-newest-job-v1.14", "1.14", ("evict", "ns1/p-high")),
-    "pr5142": ("pr5142-preempt-queues-as-met-v1.14", "1.14", ("evict", "ns/b-victim-0")),
+    "pr5142": ("pr5142-preempt-queues-as-met-v1.14", "1.14", ("evict", "ns/a-victim-0")),
     "pr5214": ("pr5214-reprieve-least-important-first-v1.14", "1.14", ("evict", "ns1/low-b")),
     "pr5796": ("pr5796-terminating-falls-to-pending-v1.15", "1.15", ("phase", "ns1/all")),
     "pr5818": ("pr5818-preemptor-pushed-back-v1.15", "1.15", ("evict", "ns/c-0")),
