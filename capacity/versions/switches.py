@@ -178,6 +178,8 @@ UNMODELLED: tuple[Unmodelled, ...] = (
     Unmodelled(4864, "v1.14.0", "webhook", "queue admission checks a child against its parent and sibling sums"),
     Unmodelled(4973, "v1.15.0", "webhook", "queue admission checks capability against ancestors and descendants, "
                "depth (5) and root protection"),
+    Unmodelled(5010, "v1.15.0", "preempt", "a node's evictions for a preemptor that is then not pipelined are "
+               "undone, and preempt's within-job phase discards a failed attempt (it committed its evictions)"),
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
     Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job "
