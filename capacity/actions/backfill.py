@@ -48,10 +48,14 @@ def execute(ssn: Session) -> None:
                 ordered.append(tasks.pop())
     for task in ordered:
         if ssn.pre_predicate(task):
+            if _stops_here(ssn, task, ordered):
+                break
             continue
         candidates = _feasible_nodes(ssn, task)
         if not candidates:
             ssn.trace.event("noFit", task.key, f"0/{len(ssn.node_list)} nodes are available")
+            if _stops_here(ssn, task, ordered):
+                break
             continue
         if len(candidates) == 1:
             chosen: Node | None = candidates[0]
@@ -59,6 +63,18 @@ def execute(ssn: Session) -> None:
             chosen, _ = choose_node(ssn, task, candidates)
         if chosen is not None:
             ssn.allocate_now(task, chosen)
+
+
+def _stops_here(ssn: Session, task: Task, ordered: list[Task]) -> bool:
+    """Before PR #4029 (backfill.go:L66-81 @v1.11.0: `break`) a task that failed PrePredicate or fit no node
+    ended backfill: the BestEffort tasks after it stayed unplaced."""
+    if not ssn.options.older("pr4029"):
+        return False
+    rest = ordered[ordered.index(task) + 1:]
+    if rest and ssn.trace.enabled:
+        ssn.trace.event("backfillStopped", task.key, False, switch="pr4029", left=[t.key for t in rest],
+                        words=f"{ssn.options.older_words('pr4029')}: backfill stops at {task.key}")
+    return True
 
 
 def _best_effort_work(ssn: Session) -> bool:

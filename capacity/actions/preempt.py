@@ -69,6 +69,8 @@ class PreemptRun:
     preemptors: dict[str, PriorityQueue[Job]] = field(default_factory=dict)
     task_queues: dict[str, PriorityQueue[Task]] = field(default_factory=dict)
     under_request: dict[str, list[Job]] = field(default_factory=dict)
+    # Before PR #5142: every queue's turn ran phase B over the starving jobs of all queues, in build order.
+    under_request_all: list[Job] = field(default_factory=list)
 
 
 def parse_options(ssn: Session) -> PreemptOptions:
@@ -101,10 +103,12 @@ def build(run: PreemptRun) -> None:
     """Collect starving jobs per queue (preempt.go:112-151), in ascending job UID instead of map order."""
     ssn = run.ssn
     order: list[QueueSpec] = []
+    # Before PR #5142, every queue of a valid job, as met (preempt.go:L113-133 @v1.14.0: a Go map).
+    met: list[QueueSpec] | None = [] if ssn.options.older("pr5142") else None
     # With nothing traced, a job that cannot be starving is turned away unasked (_preemptor_queue).
-    candidates = ssn.starving_candidates() if ssn.shortcuts else None
+    candidates = ssn.starving_candidates() if ssn.shortcuts and met is None else None
     for job in ssn.jobs.values() if candidates is None else candidates:
-        queue = _preemptor_queue(ssn, job)
+        queue = _preemptor_queue(ssn, job, met)
         if queue is None:
             continue
         if queue.name not in run.preemptors:
@@ -112,15 +116,31 @@ def build(run: PreemptRun) -> None:
             order.append(queue)
         run.preemptors[queue.name].push(job)
         run.under_request.setdefault(queue.name, []).append(job)
+        run.under_request_all.append(job)
         run.task_queues[job.uid] = pending_tasks(ssn, job)
-    run.queues = PriorityQueue(ssn.queue_less(), order)
+    run.queues = PriorityQueue(ssn.queue_less(), order) if met is None else _queues_as_met(ssn, met, order)
 
 
-def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
-    """The job's queue if the job may preempt: not Pending, valid, queue known, starving."""
+def _queues_as_met(ssn: Session, met: list[QueueSpec], order: list[QueueSpec]) -> PriorityQueue[QueueSpec]:
+    """Before PR #5142 preempt ranged over a map of queues (preempt.go:L161 @v1.14.0): Go's random order,
+    here the order their first valid job is met in (job UID order), preemptors or not."""
+    rank = {q.name: i for i, q in enumerate(met)}
+    if ssn.trace.enabled and len(met) > 1:
+        by_order = PriorityQueue(ssn.queue_less(), list(order))
+        head = [by_order.pop().name for _ in range(len(by_order))]
+        ssn.trace.event("preemptQueueOrder", "preempt", [q.name for q in met], switch="pr5142", queueOrder=head,
+                        words=f"{ssn.options.older_words('pr5142')}: queues taken as "
+                              f"{', '.join(q.name for q in met)}, each turn preempting within the starving jobs "
+                              "of every queue")
+    return PriorityQueue(lambda a, b: rank[a.name] < rank[b.name], met)
+
+
+def _preemptor_queue(ssn: Session, job: Job, met: list[QueueSpec] | None = None) -> QueueSpec | None:
+    """The job's queue if the job may preempt: not Pending, valid, queue known, starving. `met` (before PR
+    #5142) collects the queue of every valid job, starving or not."""
     if job.is_pending():
         return None
-    if ssn.shortcuts and not ssn.job_starving(job):
+    if ssn.shortcuts and met is None and not ssn.job_starving(job):
         # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, the
         # test that turns away nearly every job may go first (the same jobs come through).
         return None
@@ -131,6 +151,8 @@ def _preemptor_queue(ssn: Session, job: Job) -> QueueSpec | None:
     queue = ssn.queues.get(job.queue)
     if queue is None:
         return None
+    if met is not None and all(q.name != queue.name for q in met):
+        met.append(queue)
     if not ssn.job_starving(job):
         return None
     return queue
@@ -151,14 +173,21 @@ def preempt_between_jobs(run: PreemptRun, queue: QueueSpec) -> None:
         job = jobs.pop()
         stmt = Statement(ssn)
         tasks = run.task_queues[job.uid]
+        assigned = False
         while ssn.job_starving(job) and not tasks.empty():
             task = tasks.pop()
-            if not preempt(run, stmt, task, other_jobs_filter(ssn, task, job)):
+            assigned = preempt(run, stmt, task, other_jobs_filter(ssn, task, job))
+            if not assigned:
                 ssn.trace.event("preemptFailed", task.key, False, job=job.uid, phase="betweenJobs")
         if ssn.job_pipelined(job):
             if stmt.operations:
                 ssn.trace.event("preemptCommit", job.uid, True, operations=len(stmt.operations))
             stmt.commit()
+            if assigned and ssn.options.older("pr5818"):  # preempt.go:L230-232 @v1.15.0: pushed back
+                ssn.trace.event("preemptorPushedBack", job.uid, True, switch="pr5818",
+                                words=f"{ssn.options.older_words('pr5818')}: {job.uid} goes back into "
+                                      f"{queue.name}'s preemptors")
+                jobs.push(job)
         else:
             if stmt.operations:
                 ssn.trace.event("preemptRollback", job.uid, False, operations=len(stmt.operations),
@@ -172,8 +201,14 @@ def preempt_within_jobs(run: PreemptRun, queue: QueueSpec) -> None:
     Committed per task; the first task that cannot be placed ends the job's turn.
     """
     ssn = run.ssn
-    for job in run.under_request.get(queue.name, []):
+    jobs = run.under_request.get(queue.name, [])
+    older = ssn.options.older("pr5142")
+    if older:  # preempt.go:L229 @v1.14.0: `for _, job := range underRequest`, all queues'
+        jobs = run.under_request_all
+    for job in jobs:
         tasks = pending_tasks(ssn, job)
+        if older:  # preempt.go:L231 @v1.14.0 (before PR #5141, which came with #5142): it replaced the job's
+            run.task_queues[job.uid] = tasks  # phase-A queue, so a later queue's turn lost what this one popped
         while not tasks.empty():
             task = tasks.pop()
             stmt = Statement(ssn)

@@ -157,7 +157,17 @@ def select_victims_on_node(ssn: Session, task: Task, queue: QueueSpec, node: Nod
         if err is not None:
             return [], f"failed to predicate the pod after removing every victim: {err}"
         victims: list[Task] = []
-        for victim in reversed(potential):  # reprieve the most important victims first
+        reprieve = list(reversed(potential))  # reprieve the most important victims first
+        if ssn.options.older("pr5214"):  # preempt.go:L813-818 @v1.14.0: in pop order, least important first
+            reprieve = potential
+            if len(potential) > 1 and ssn.trace.enabled:
+                ssn.trace.event("reprieveOrder", task.key, node.name, switch="pr5214",
+                                order=[v.key for v in potential],
+                                words=f"{ssn.options.older_words('pr5214')}: reprieved in the order "
+                                      f"{', '.join(v.key for v in potential)}")
+            # (v1.14 also sorted the victims by MoreImportantPod before the victim heap, preempt.go:L750: no
+            # effect on the pop order, which within a queue or a job is a strict order either way.)
+        for victim in reprieve:
             sim.add(victim)
             if not sim.fits(queue, task):
                 sim.remove(victim)

@@ -318,6 +318,8 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         """BuildVictimsPriorityQueue's comparator (session_plugins.go:1163-1215): true = evict l first."""
         pjob = self.jobs.get(preemptor.job)
         pqueue = self.queues.get(pjob.queue) if pjob is not None else None
+        if self.options.older("pr5115"):  # session_plugins.go:L1093-1130 @v1.14.0: !JobOrderFn, no task tie-break
+            return self._victim_less_by_job(pqueue)
 
         def less(l: Task, r: Task) -> bool:
             if l.job == r.job:
@@ -341,6 +343,34 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
             if j != 0:
                 return j > 0
             return not self.task_order_fn(l, r)
+
+        return less
+
+    def _victim_less_by_job(self, pqueue: QueueSpec | None) -> Callable[[Task, Task], bool]:
+        """victim_less before PR #5115: victims of two jobs go by !JobOrderFn, whose creation/UID fallback
+        puts the newest job's pods first when the plugins rank the jobs equal, whatever the pods' priority."""
+        job_less = self.job_less()
+        trace = self.trace
+        noted: set[frozenset[str]] = set()
+
+        def less(l: Task, r: Task) -> bool:
+            if l.job == r.job:
+                return not self.task_order_fn(l, r)
+            lj, rj = self.jobs.get(l.job), self.jobs.get(r.job)
+            if lj is None or rj is None:
+                return lj is None if (lj is None) != (rj is None) else not self.task_order_fn(l, r)
+            if pqueue is not None and lj.queue != rj.queue:
+                return self.victim_queue_order_fn(self.queues[lj.queue], self.queues[rj.queue], pqueue)
+            first = not job_less(lj, rj)
+            if trace.enabled and frozenset((l.uid, r.uid)) not in noted and self.job_order_compare(lj, rj) == 0 \
+                    and first == self.task_order_fn(l, r):  # HEAD would take them the other way round
+                noted.add(frozenset((l.uid, r.uid)))
+                a, b = (l, r) if first else (r, l)
+                aj, bj = (lj, rj) if first else (rj, lj)
+                words = (f"{self.options.older_words('pr5115')}: {a.key} is taken before {b.key}: job {aj.uid} "
+                         f"comes after job {bj.uid} by creation time and UID (HEAD: by task order)")
+                trace.event("victimOrderByJob", a.key, True, switch="pr5115", before=b.key, words=words)
+            return first
 
         return less
 
@@ -673,7 +703,15 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         failed = len(index.get(TaskStatus.FAILED) or ())
         scheduled = running + len(index.get(TaskStatus.BOUND) or ()) + failed + succeeded
         if TaskStatus.RELEASING in index:
-            scheduled += job.releasing_scheduled_task_num()
+            releasing = job.releasing_scheduled_task_num()
+            if not self.options.older("pr5796"):
+                scheduled += releasing
+            elif self.trace.enabled and scheduled < job.min_available <= scheduled + releasing:
+                # session.go:L586-594 @v1.15.0 counted no terminating pod as scheduled
+                self.trace.event("releasingNotCounted", job.uid, False, switch="pr5796", releasing=releasing,
+                                 words=f"{self.options.older_words('pr5796')}: {releasing} terminating pod(s) of "
+                                       f"{job.uid} not counted, {scheduled} scheduled < minMember "
+                                       f"{job.min_available}")
         if scheduled >= job.min_available:
             completed = succeeded + failed
             if scheduled == completed and scheduled > 0:

@@ -94,7 +94,13 @@ class GangPlugin(Plugin):
                 if (releasing > 0 and job.count(TaskStatus.PENDING) == 0
                         and job.count(TaskStatus.PIPELINED) == 0
                         and job.scheduled_task_num() + releasing >= job.min_available):
-                    continue
+                    if not ssn.options.older("pr5796"):
+                        continue
+                    # gang.go:L237-238 @v1.15.0: no such skip, terminating pods leave the job Unschedulable
+                    if ssn.trace.enabled:
+                        ssn.trace.event("releasingUnschedulable", job.uid, False, self.name, switch="pr5796",
+                                        words=f"{ssn.options.older_words('pr5796')}: {job.uid} is marked "
+                                              "Unschedulable though its terminating pods still hold its places")
                 schedulable = job.ready_task_num()
                 job.unschedulable_this_session = True
                 job.conditions["Unschedulable"] = {

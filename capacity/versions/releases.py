@@ -28,10 +28,9 @@ BACKPORTS: dict[str, tuple[str, ...]] = {
     "pr4659": ("1.13.1",),           # PR #4830, cherry-pick of #4659 to release-1.13
     "pr4973": ("1.14.2",),           # PR #5080, cherry-pick of #4973 to release-1.14 (scheduler and webhook)
     "pr4973-webhook": ("1.14.2",),   # the same cherry-pick
-    "pr5142": ("1.13.3", "1.14.2"),  # cherry-picks of #5142 to release-1.13 and release-1.14
+    "pr5142": ("1.12.4", "1.13.3", "1.14.2"),  # PRs #5270, #5269, #5268: cherry-picks of #5142 (with #5141)
     "pr5176": ("1.14.2",),           # PR #5218, cherry-pick of #5176 to release-1.14
     "pr5214": ("1.14.3",),           # PR #5307, cherry-pick of #5214 to release-1.14
-    "pr5528": ("1.14.4", "1.15.1"),  # PRs #5671 and #5670, cherry-picks of #5528 to release-1.14 and 1.15
 }
 
 

@@ -42,6 +42,10 @@ SWITCHES: tuple[Switch, ...] = (
            "hierarchical allocate checks the leaf queue's and every ancestor's realCapability",
            "hierarchical allocate checked only the leaf queue's realCapability (seed 003)",
            flag="--leaf-only-allocatable"),
+    Switch("pr4029", 4029, "v1.12.0", "backfill",
+           "backfill goes on to the next BestEffort task when one fails PrePredicate or fits no node",
+           "backfill stopped at the first BestEffort task that failed PrePredicate or fit no node, leaving every "
+           "later BestEffort task of every job unplaced"),
     Switch("pr4119", 4119, "v1.12.0", "enqueue",
            "hierarchical enqueue checks the job's leaf queue and every ancestor's realCapability, and reserves "
            "the job's minResources on each",
@@ -142,18 +146,40 @@ SWITCHES: tuple[Switch, ...] = (
            "capacity counted an Inqueue job's whole minResources as inqueue, also for its pods already "
            "allocated, so they were counted twice"),
     Switch("pr5115", 5115, "v1.15.0", "reclaim",
-           "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims",
-           "capacity had no ancestorReclaimLevel argument: it was ignored and only the leaf queues' deserved "
-           "decided reclaim"),
+           "capacity's ancestorReclaimLevel argument also checks ancestors' deserved when choosing victims; "
+           "victims of jobs the job-order plugins rank equal go in task order (lowest-priority pod first)",
+           "capacity had no ancestorReclaimLevel argument (it was ignored and only the leaf queues' deserved "
+           "decided reclaim), and victims of jobs the job-order plugins ranked equal went by job creation "
+           "time and UID (the newest job's pods first), whatever their pods' priority"),
+    Switch("pr5142", 5142, "v1.15.0", "preempt",
+           "preempt visits queues in QueueOrderFn order, and a queue's turn tries preemption within a job "
+           "for that queue's starving jobs only",
+           "preempt visited queues in Go map order (here: in the order their first job is met, by job UID), "
+           "and every queue's turn tried preemption within a job for the starving jobs of all queues, replacing "
+           "their task queues, so a later queue's job lost the tasks tried there (PR #5141 came with it)"),
     Switch("pr5176", 5176, "v1.15.0", "hierarchy",
            "a resource the child's capability names and its parent's does not is not counted as exceeding it",
            "a resource in a child's capability that its parent's capability did not name counted as exceeding "
            "the parent (and, before PR #4864, stopped capacity)"),
+    Switch("pr5214", 5214, "v1.15.0", "preempt",
+           "topology-aware preemption reprieves its potential victims from the most important pod down",
+           "topology-aware preemption reprieved its potential victims from the least important pod up, so it "
+           "kept low-priority pods and evicted more important ones"),
     Switch("pr5339", 5339, "HEAD", "enqueue",
            "capacity and proportion reserve a job's minResources only once every plugin let it in "
            "(JobEnqueuedFn)",
            "capacity and proportion reserved a job's minResources as soon as they voted for it, even when "
            "a later plugin refused the job, leaving a phantom reservation for the rest of the session"),
+    Switch("pr5796", 5796, "HEAD", "enqueue",
+           "a PodGroup whose scheduled pods are terminating counts them as scheduled: it stays Running (and "
+           "gang does not mark it Unschedulable)",
+           "a PodGroup whose scheduled pods were terminating did not count them: it fell to Pending (then was "
+           "enqueued again) or Unknown (the change is on the release-1.13, 1.14 and 1.15 branches, in no tag "
+           "yet)"),
+    Switch("pr5818", 5818, "HEAD", "preempt",
+           "a preemptor job is popped once per queue turn in preempt",
+           "a preemptor job whose last task was placed by preempt was pushed back into its queue's preemptors "
+           "and tried a second time"),
 )
 
 BY_ID: dict[str, Switch] = {s.id: s for s in SWITCHES}
@@ -170,13 +196,12 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(4029, "v1.12.0", "backfill", "pending tasks with requests can be placed by backfill"),
+    Unmodelled(5010, "v1.15.0", "preempt", "a node's evictions for a preemptor that is then not pipelined are "
+               "undone, and preempt's within-job phase discards a failed attempt (it committed its evictions)"),
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
-    Unmodelled(5115, "v1.15.0", "reclaim", "victims of equally ordered jobs tie-broken by task order"),
-    Unmodelled(5142, "v1.15.0", "preempt", "preempt visits queues in QueueOrderFn order"),
-    Unmodelled(5214, "v1.15.0", "preempt", "victims reprieved from the highest priority first"),
-    Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job"),
-    Unmodelled(5796, "HEAD", "enqueue", "a PodGroup whose pods are terminating does not go back to Inqueue"),
-    Unmodelled(5818, "HEAD", "preempt", "the preemptor is no longer pushed back into the queue a second time"),
+    Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job "
+               "(also in v1.14.4 and v1.15.1); up to v1.15 PrePredicate fails only on what this engine does not "
+               "model (volume binding and dynamic resources, selectors Kubernetes cannot parse, a restartable init "
+               "container without SidecarContainers), so it never fails here and no scenario shows the change"),
 )

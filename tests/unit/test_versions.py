@@ -167,3 +167,14 @@ def test_backports_reach_the_patch_releases_named() -> None:
     assert {"pr4160", "pr4033"} <= version("1.11").lacking
     assert not {"pr4160", "pr4033"} & version("1.11.1").lacking
     assert "pr4973-webhook" in version("1.14.1").lacking and "pr4973-webhook" not in version("1.14.2").lacking
+
+
+def test_every_backport_names_a_switch_and_a_patch_release_of_an_older_branch() -> None:
+    from capacity.versions import BY_ID
+    from capacity.versions.releases import BACKPORTS
+    for sid, tags in BACKPORTS.items():
+        assert sid in BY_ID, sid
+        first = BY_ID[sid].minor
+        for tag in tags:
+            major, minor, patch = (int(p) for p in tag.split("."))
+            assert (major, minor) < first and patch > 0, (sid, tag)
