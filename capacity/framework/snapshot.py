@@ -16,6 +16,7 @@ from capacity.core.resources import Resource
 
 if TYPE_CHECKING:
     from capacity.accel.nodefit import NodeFit
+    from capacity.framework.extension_points import NodePlacement
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -52,6 +53,7 @@ class SessionAttrs:
     vectorised: bool
     _bound_exact: bool | None
     _placement_key_fns: Any
+    placement: NodePlacement  # allocate's and backfill's node choice (extension_points; chosen in _open_fast)
 
 
 class SessionSnapshot(SessionAttrs):
