@@ -11,10 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from capacity.accel import nodefit
-from capacity.accel.allocate_fit import AcceleratedPlacement
 from capacity.core.model import Job, Task, TaskStatus
 from capacity.core.resources import Resource
-from capacity.framework.extension_points import ReferencePlacement
 from capacity.framework.snapshot import SessionAttrs
 
 STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
@@ -121,8 +119,6 @@ class SessionFast(SessionAttrs):
         self.vector_keys = {}
         self.node_fn_makers = {}
         self._node_fit = None
-        # The extension points the actions call (capacity.framework.extension_points): one class per engine.
-        self.placement = AcceleratedPlacement(self) if self.vectorised else ReferencePlacement(self)
 
     def may_starve_now(self: Any) -> list[Job] | None:
         """The jobs that might starve now (Job.may_starve), in the session's job order, with a cache: those

@@ -16,7 +16,7 @@ from capacity.core.resources import Resource
 
 if TYPE_CHECKING:
     from capacity.accel.nodefit import NodeFit
-    from capacity.framework.extension_points import NodePlacement
+    from capacity.framework.extension_points import NodePlacement, VictimPaths
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -54,6 +54,7 @@ class SessionAttrs:
     _bound_exact: bool | None
     _placement_key_fns: Any
     placement: NodePlacement  # allocate's and backfill's node choice (extension_points; chosen in _open_fast)
+    victims: VictimPaths  # the nodes reclaim and preempt visit (the same)
 
 
 class SessionSnapshot(SessionAttrs):
