@@ -5,7 +5,7 @@ plus the requests of the victims the plugins allow there. The victims are always
 candidates, and with integral quantities (`Session.victim_bound_exact`) sums are exact and requests
 never negative, so if the preemptor does not fit FutureIdle plus all the candidates, no victim set
 validates: the attempt ends there, having changed nothing. Such nodes are passed over, and the action
-files ONE record naming them all (`Skipped`) instead of the plugins' votes node by node.
+files ONE record naming them all (extension_points.Skipped) instead of the plugins' votes node by node.
 
 With tracing off the bound is tighter: only the candidates the plugins' bounds allow
 (`Session.victim_possible`) count. It passes over more nodes, where the trace would have told which
@@ -18,53 +18,22 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from capacity.accel.nodefit import NodeFit
 from capacity.accel.session_fast import PluginBound, VictimBound
-from capacity.core.model import PREEMPTABLE_STATUSES, Node, Task, TaskStatus
-from capacity.core.resources import ZERO
-from capacity.framework.session import Session
+from capacity.core.model import PREEMPTABLE_STATUSES, Task, TaskStatus
+
+if TYPE_CHECKING:
+    from capacity.framework.session import Session
 
 
 def bound_for(ssn: Session, point: str, task: Task) -> VictimBound | None:
     """The plugins' bound on `point`'s victims when the session may take shortcuts and has victim bounds
     (capacity.accel); None (every candidate) otherwise, e.g. with tracing on."""
     return ssn.victim_possible(point, task) if ssn.shortcuts and ssn.accel.victim_bounds else None
-
-
-def room_bound_fails(task: Task, node: Node, candidates: list[Task], possible: VictimBound | None) -> bool:
-    """True if the task does not fit FutureIdle plus every one of the node's candidates (all of them, in
-    node order) that `possible` says the plugins could name (all if None)."""
-    avail = node.future_idle()
-    for t in candidates if possible is None else possible.allowed(candidates):
-        avail.add(t.resreq)
-    return not task.init_resreq.less_equal(avail, ZERO)
-
-
-class Skipped:
-    """The nodes one preemptor's attempt passed over on the bound, for the one summary record."""
-
-    __slots__ = ("names", "tracing")
-
-    def __init__(self, ssn: Session) -> None:
-        self.tracing = ssn.trace.enabled
-        self.names: list[str] = []
-
-    def add(self, node: Node) -> None:
-        if self.tracing:
-            self.names.append(node.name)
-
-    def extend(self, names: list[str]) -> None:
-        if self.tracing:
-            self.names.extend(names)
-
-    def file(self, ssn: Session, kind: str, task: Task, why: str) -> None:
-        if self.tracing and self.names:
-            ssn.trace.event(kind, task.key, False, nodes=self.names, why=why)
-            self.names = []
 
 
 _STATUS = operator.attrgetter("status")

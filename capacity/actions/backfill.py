@@ -2,12 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
-from capacity.accel.nodefit import CandidateList
-from capacity.actions.allocate import choose_node
 from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import Session
@@ -51,7 +45,7 @@ def execute(ssn: Session) -> None:
             if _stops_here(ssn, task, ordered):
                 break
             continue
-        candidates = _feasible_nodes(ssn, task)
+        candidates = ssn.placement.backfill_nodes(task)  # PredicateForAllocateAction, in NodeList order
         if not candidates:
             ssn.trace.event("noFit", task.key, f"0/{len(ssn.node_list)} nodes are available")
             if _stops_here(ssn, task, ordered):
@@ -60,7 +54,7 @@ def execute(ssn: Session) -> None:
         if len(candidates) == 1:
             chosen: Node | None = candidates[0]
         else:
-            chosen, _ = choose_node(ssn, task, candidates)
+            chosen, _ = ssn.placement.choose_node(task, candidates)
         if chosen is not None:
             ssn.allocate_now(task, chosen)
 
@@ -87,13 +81,4 @@ def _best_effort_work(ssn: Session) -> bool:
             if bucket and any(t.best_effort for t in bucket.values()):
                 return True
     return False
-
-
-def _feasible_nodes(ssn: Session, task: Task) -> Sequence[Node]:
-    """The nodes passing PredicateForAllocateAction (no resource check here), in NodeList order."""
-    pv = ssn.predicate_vector(task)
-    if pv is None:
-        return [n for n in ssn.node_list if ssn.predicate_for_allocate(task, n) is None]
-    return CandidateList(ssn.node_list, np.flatnonzero(pv.passed))
-
 

@@ -15,33 +15,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from capacity.accel.nodefit import CandidateList, NodeErrors, NodeFit, unresolvable_mask
-from capacity.accel.victim_bound import Skipped, VictimTable, bound_for, room_bound_fails, victim_table
 from capacity.actions.preempt_topology import CandidateLimits, pod_priority, topology_aware_preempt
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
 from capacity.core.conf import get_bool, get_int
 from capacity.core.model import PREEMPTABLE_STATUSES, Job, Node, QueueSpec, Task, TaskStatus
 from capacity.core.resources import ZERO, Resource
+from capacity.framework.extension_points import NodeBound, Skipped, VictimFilter, node_tasks
 from capacity.framework.heap import PriorityQueue
 from capacity.framework.session import UNRESOLVABLE, Session
 from capacity.framework.statement import Statement
-
-
-class VictimFilter:
-    """A phase's victim filter, plus the same filter over a VictimTable's rows (for all nodes at once)."""
-
-    __slots__ = ("keep", "rows")
-
-    def __init__(self, keep: Callable[[Task], bool], rows: Callable[[Session, VictimTable], np.ndarray]) -> None:
-        self.keep = keep
-        self.rows = rows
-
-    def __call__(self, t: Task) -> bool:
-        return self.keep(t)
-
 
 ACTION = "preempt"
 TOPOLOGY_KEY = "enableTopologyAwarePreemption"
@@ -63,7 +46,7 @@ class PreemptRun:
 
     ssn: Session
     opts: PreemptOptions
-    # per task group: node -> FitError (a NodeErrors where NodeFit fills it a mask at a time)
+    # per task group: node -> FitError (an accelerated engine's own mapping, filled a mask at a time)
     error_cache: dict[str, Any] = field(default_factory=dict)
     queues: PriorityQueue[QueueSpec] | None = None
     preemptors: dict[str, PriorityQueue[Job]] = field(default_factory=dict)
@@ -227,14 +210,14 @@ def other_jobs_filter(ssn: Session, preemptor: Task, job: Job) -> VictimFilter:
             return False
         vjob = ssn.jobs.get(t.job)
         return vjob is not None and vjob.queue == job.queue and t.job != preemptor.job
-    return VictimFilter(keep, lambda ssn, table: table.preemptees(ssn, preemptor, job.queue, preemptor.job))
+    return VictimFilter(keep, preemptor, job.queue)
 
 
 def own_job_filter(preemptor: Task) -> VictimFilter:
     """Phase B candidates: Bound/Running, BestEffort rule, preemptable, the preemptor's own job."""
     def keep(t: Task) -> bool:
         return _basic_victim(preemptor, t) and t.job == preemptor.job
-    return VictimFilter(keep, lambda ssn, table: table.preemptees(ssn, preemptor, None, preemptor.job))
+    return VictimFilter(keep, preemptor, None)
 
 
 def _basic_victim(preemptor: Task, t: Task) -> bool:
@@ -271,56 +254,10 @@ def preempt(run: PreemptRun, stmt: Statement, task: Task, keep: VictimFilter) ->
     def candidates_on(node: Node) -> list[Task]:
         return node_preemptees(ssn, node, task, keep)
 
-    bound = NodeBound(ssn, task, nodes, keep)
+    bound = ssn.victims.node_bound(task, nodes, keep)
     if run.opts.topology_aware:
         return topology_aware_preempt(ssn, stmt, task, queue, nodes, candidates_on, run.opts.limits, bound)
     return normal_preempt(ssn, stmt, task, queue, nodes, candidates_on, bound)
-
-
-class NodeBound:
-    """Which nodes a preemptor's attempt passes over (victim_bound): where it does not fit FutureIdle even
-    with every candidate gone (with tracing off: every candidate the preemptable plugins could allow).
-    With NodeFit (`plan`) for all nodes at once, with `has` telling the nodes without any candidate;
-    else node by node (`has` None)."""
-
-    __slots__ = ("ssn", "task", "keep", "possible", "exact", "has", "room")
-
-    def __init__(self, ssn: Session, task: Task, nodes: Sequence[Node], keep: Callable[[Task], bool]) -> None:
-        self.ssn = ssn
-        self.task = task
-        self.keep = keep
-        self.possible = bound_for(ssn, "preemptable", task)
-        self.exact = ssn.victim_bound_exact()
-        self.has: np.ndarray | None = None
-        self.room: np.ndarray | None = None
-        fit = ssn.node_fit()
-        if fit is None or not fit.exact or not self.exact or not isinstance(keep, VictimFilter):
-            return
-        idx = getattr(nodes, "idx", None)
-        if idx is None:
-            idx = np.array([n.index for n in nodes], dtype=np.intp)
-        among = np.zeros(fit.n, dtype=bool)
-        among[idx] = True
-        table = victim_table(ssn, fit)
-        self.has, self.room = table.plan(task, keep.rows(ssn, table), among, self.possible)
-
-    def passes(self, node: Node) -> bool:
-        """False: no victim set on the node validates (ValidateVictims), so it is passed over."""
-        if self.room is not None:
-            return bool(self.room[node.index])
-        if not self.exact:
-            return True
-        candidates = [t for t in _node_tasks(self.ssn, node) if self.keep(t)]
-        return not room_bound_fails(self.task, node, candidates, self.possible)
-
-
-def _node_tasks(ssn: Session, node: Node) -> list[Task]:
-    out = []
-    for nt in node.tasks.values():
-        t = ssn.all_tasks.get(nt.uid)
-        if t is not None:
-            out.append(t)
-    return out
 
 
 def ineligible_reason(ssn: Session, task: Task) -> str:
@@ -356,72 +293,12 @@ def predicate_nodes(run: PreemptRun, task: Task) -> Sequence[Node]:
     One error cache serves the whole action, keyed "<job>/<role>"; it is read only for tasks with a role.
     Nodes are checked in NodeList order starting at index 0 (Volcano: a rotating global index).
     """
-    ssn = run.ssn
-    job = ssn.jobs[task.job]
-    fit_errors = job.nodes_fit_errors.get(task.uid) or {}
-    fit = ssn.node_fit()
-    if fit is not None:
-        vector = _predicate_nodes_vector(run, fit, task, fit_errors)
-        if vector is not None:
-            return vector
-    nodes = [n for n in ssn.node_list
-             if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
-    group = f"{task.job}/{task.role}"
-    cached = run.error_cache.get(group)
-    use_cache = run.opts.predicate_error_cache and bool(task.role) and cached is not None
-    limit = num_feasible_nodes_to_find(len(nodes))
-    found: list[Node] = []
-    for node in nodes:
-        if use_cache and cached is not None and node.name in cached:
-            continue
-        err = ssn.predicate_for_preempt(task, node)
-        if err is not None:
-            run.error_cache.setdefault(group, {})[node.name] = err
-            continue
-        found.append(node)
-        if len(found) >= limit:
-            break
-    return found
-
-
-def _predicate_nodes_vector(run: PreemptRun, fit: NodeFit, task: Task, fit_errors: Any) -> Sequence[Node] | None:
-    """predicate_nodes with NodeFit: the same nodes, the same cache entries (filled lazily)."""
-    ssn = run.ssn
-    considered = ~unresolvable_mask(fit, fit_errors)
-    limit = num_feasible_nodes_to_find(int(np.count_nonzero(considered)))
-    group = f"{task.job}/{task.role}"
-    cached = run.error_cache.get(group)
-    if cached is not None and not isinstance(cached, NodeErrors):
-        return None
-    visit = considered
-    if run.opts.predicate_error_cache and bool(task.role) and cached is not None:
-        visit = considered & ~cached.mask
-    pv = ssn.predicate_vector(task, visit)
-    if pv is None:
-        return None
-    fail = visit & pv.unresolvable
-    ok = (visit & ~fail).nonzero()[0]
-    if len(ok) >= limit > 0:
-        ok = ok[:limit]
-        fail[int(ok[-1]) + 1:] = False  # the loop stops at the limit-th feasible node
-    if fail.any():
-        if cached is None:
-            cached = run.error_cache[group] = NodeErrors(fit)
-        cached.add(fail, pv)
-    return CandidateList(ssn.node_list, ok)
-
-
-def num_feasible_nodes_to_find(n: int) -> int:
-    """CalculateNumOfFeasibleNodesToFind: all nodes up to 100, then a shrinking share, never below 100."""
-    if n <= 100:
-        return n
-    found = n * max(5, 50 - n // 125) // 100
-    return max(found, 100)
+    return run.ssn.victims.preempt_predicate_nodes(task, run.error_cache, run.opts.predicate_error_cache)
 
 
 def node_preemptees(ssn: Session, node: Node, preemptor: Task, keep: VictimFilter) -> list[Task]:
     """The node's tasks that pass the phase's filter, as session tasks, in victim order (not map order)."""
-    return ssn.victims_in_order([t for t in _node_tasks(ssn, node) if keep(t)], preemptor)
+    return ssn.victims_in_order([t for t in node_tasks(ssn, node) if keep(t)], preemptor)
 
 
 # ---- normal preemption -------------------------------------------------------------------------------
@@ -436,24 +313,16 @@ def normal_preempt(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, 
     once, not per node (with tracing on such nodes are visited, to record why not).
     """
     skipped = Skipped(ssn)
-    room = bound.room if bound is not None else None
-    if room is not None and bound is not None and bound.has is not None:
-        idx = getattr(nodes, "idx", None)
-        if idx is not None and not room[idx].any():  # no node to visit: no need to order them
-            if skipped.tracing:  # (the names are for the record only)
-                skipped.extend([ssn.node_list[i].name for i in np.sort(idx).tolist()])
-            _file(ssn, skipped, task)
-            return False
+    if bound is not None and bound.visits_none(nodes, skipped):  # no node to visit: no need to order them
+        _file(ssn, skipped, task)
+        return False
     ordered = nodes_by_score(ssn, task, nodes)
-    shortcut: list[bool] | None = None
-    if room is not None and bound is not None and bound.has is not None and ssn.shortcuts:
-        shortcut = (room & ~bound.has).tolist()
     allocatable: bool | None = None
     for node in ordered:
         if bound is not None and not bound.passes(node):
             skipped.add(node)
             continue
-        if shortcut is not None and shortcut[node.index]:
+        if bound is not None and bound.needs_no_victim(node):
             if allocatable is None:
                 allocatable = ssn.allocatable(queue, task)
             if not allocatable:
@@ -476,21 +345,15 @@ NO_VICTIMS = "the task does not fit FutureIdle even with every allowed victim go
 
 
 def _file(ssn: Session, skipped: Skipped, task: Task) -> None:
-    if len(skipped.names) > 1:
-        fit = ssn.node_fit()  # its NodeList positions, built once per session
-        pos = fit.pos if fit is not None else {n.name: i for i, n in enumerate(ssn.node_list)}
+    if len(skipped.names) > 1:  # (in NodeList order)
+        pos = {n.name: i for i, n in enumerate(ssn.node_list)}
         skipped.names.sort(key=lambda name: pos.get(name, 0))
     skipped.file(ssn, "preemptNoVictims", task, NO_VICTIMS)
 
 
 def nodes_by_score(ssn: Session, task: Task, nodes: Sequence[Node]) -> Sequence[Node]:
     """PrioritizeNodes + SortNodes: score descending; equal scores keep predicate (NodeList) order."""
-    idx = getattr(nodes, "idx", None)
-    if idx is not None and ssn.node_fit() is not None:
-        order = np.argsort(-ssn.node_scores_vector(task, idx), kind="stable")
-        return CandidateList(ssn.node_list, idx[order])
-    scores = ssn.node_scores(task, nodes)
-    return sorted(nodes, key=lambda n: -scores[n.name])
+    return ssn.victims.nodes_by_score(task, nodes)
 
 
 def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: Node,

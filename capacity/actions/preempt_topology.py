@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from capacity.accel.victim_bound import Skipped
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.actions.reclaim import validate_victims
 from capacity.core.model import Node, QueueSpec, Task
 from capacity.core.resources import ZERO
+from capacity.framework.extension_points import Skipped
 from capacity.framework.session import FitError, Session
 from capacity.framework.statement import Statement
 
@@ -98,7 +98,7 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: Sequence[
                     bound: Any = None) -> list[Candidate]:
     """DryRunPreemption: visit nodes from the offset until enough nodes yielded at least one victim.
 
-    Nodes that `bound` (preempt.NodeBound) passes over, where no victim set validates, are rejected
+    Nodes that `bound` (extension_points.NodeBound) passes over, where no victim set validates, are rejected
     without a dry run, all in one record. With tracing off so are, silently, nodes `bound` knows to hold
     no candidate at all: their dry run finds no victim.
     """

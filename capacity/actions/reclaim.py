@@ -6,18 +6,12 @@ when JobPipelined holds, otherwise every eviction is rolled back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import numpy as np
-
-from capacity.accel.nodefit import unresolvable_mask
-from capacity.accel.victim_bound import Skipped, bound_for, room_bound_fails, victim_table
 from capacity.actions.queue_change import file_eviction, file_placement, queues_now
 from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.core.resources import ZERO, Resource, to_dict
+from capacity.framework.extension_points import Skipped
 from capacity.framework.heap import PriorityQueue
-from capacity.framework.session import UNRESOLVABLE, Session
+from capacity.framework.session import Session
 from capacity.framework.statement import Statement
 
 
@@ -104,39 +98,14 @@ def reclaim_for_task(ssn: Session, stmt: Statement, task: Task, job: Job) -> boo
     """The node loop of reclaim.go for one task: the first node where the victims make room wins.
 
     Nodes without reclaimees are passed over silently, as in Volcano; nodes where the task does not fit
-    FutureIdle even if every reclaimee left (with tracing off: every reclaimee the plugins could allow;
-    see victim_bound) are passed over too, with one record for all of them.
+    FutureIdle even if every reclaimee left (with tracing off: every reclaimee the plugins could allow)
+    are passed over too, with one record for all of them (ssn.victims.reclaim_nodes).
     """
-    fit_errors = job.nodes_fit_errors.get(task.uid) or {}
-    possible = bound_for(ssn, "reclaimable", task)
     skipped = Skipped(ssn)
-    plan = _fast_plan(ssn, task, job, fit_errors, possible)
-    if plan is None:
-        exact = ssn.victim_bound_exact()
-        nodes = [n for n in ssn.node_list
-                 if not (n.name in fit_errors and fit_errors[n.name].code == UNRESOLVABLE)]
-        for node in [n for n in nodes if ssn.predicate_for_preempt(task, n) is None]:
-            reclaimees = _reclaimees(ssn, node, job)
-            if not reclaimees:
-                continue
-            if exact and room_bound_fails(task, node, reclaimees, possible):
-                skipped.add(node)
-                continue
-            if _reclaim_on(ssn, stmt, task, node, reclaimees):
-                _file(ssn, skipped, task)
-                return True
-        _file(ssn, skipped, task)
-        return False
-    visit, passed = plan
-    for i in visit.tolist():
-        node = ssn.node_list[i]
-        if _reclaim_on(ssn, stmt, task, node, _reclaimees(ssn, node, job)):
-            if skipped.tracing:
-                skipped.extend([ssn.node_list[k].name for k in passed[passed < i].tolist()])
+    for node, reclaimees in ssn.victims.reclaim_nodes(task, job, lambda n: _reclaimees(ssn, n, job), skipped):
+        if _reclaim_on(ssn, stmt, task, node, reclaimees):
             _file(ssn, skipped, task)
             return True
-    if skipped.tracing:  # (the names are for the record only)
-        skipped.extend([ssn.node_list[k].name for k in passed.tolist()])
     _file(ssn, skipped, task)
     return False
 
@@ -200,35 +169,6 @@ def _reclaim_on(ssn: Session, stmt: Statement, task: Task, node: Node, reclaimee
         file_placement(ssn, "reclaim", task, node.name, before)
     stmt.merge(node_stmt)
     return True
-
-
-def _fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any],
-               possible: Any) -> tuple[np.ndarray, np.ndarray] | None:
-    """The reference loop's node choices with NodeFit, or None to run the reference loop.
-
-    Among the nodes not unresolvable and passing PredicateForPreemptAction, in NodeList order: the
-    positions to visit (holding reclaimees, and room on the bound) and those passed over on the bound.
-    """
-    fit = ssn.node_fit()
-    if fit is None or not fit.exact or not ssn.victim_bound_exact():
-        return None
-    table = victim_table(ssn, fit)
-    cand = table.reclaimees(ssn, job.queue)
-    if possible is not None and table.room_nowhere(task, cand, possible, "reclaim"):
-        # (no node to visit; the nodes passed over are named only in a trace, and with tracing on
-        # `possible` is None)
-        return _NOWHERE, _NOWHERE
-    keep = ~unresolvable_mask(fit, fit_errors)
-    pv = ssn.predicate_vector(task, keep)
-    if pv is None:
-        return None
-    keep &= ~pv.unresolvable
-    has, room = table.plan(task, cand, keep, possible, pool="reclaim")
-    has &= keep
-    return (has & room).nonzero()[0], (has & ~room).nonzero()[0]
-
-
-_NOWHERE = np.zeros(0, dtype=np.intp)
 
 
 def validate_victims(task: Task, node, victims: list[Task]) -> bool:  # noqa: ANN001

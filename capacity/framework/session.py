@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.accel import Acceleration, engine
+from capacity.accel.extension_points import open_extension_points
 from capacity.accel.forms import (
     FastForm,
     Less,
@@ -173,6 +174,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         # to clear before it hands them on.
         self.output_log: list[Job] = cache.output_log if cache is not None else []
         self._open_fast()
+        self.placement, self.victims = open_extension_points(self)  # the actions' (framework.extension_points)
         self._snapshot()
 
 

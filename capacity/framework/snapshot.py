@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from capacity.accel.pod_reading import PodReading
     from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.core.cluster import Cluster
+    from capacity.framework.extension_points import NodePlacement, VictimPaths
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -63,6 +64,8 @@ class SessionAttrs:
     vectorised: bool
     _bound_exact: bool | None
     _placement_key_fns: Any
+    placement: NodePlacement  # allocate's and backfill's node choice (extension_points; chosen in _open_fast)
+    victims: VictimPaths  # the nodes reclaim and preempt visit (the same)
 
     if TYPE_CHECKING:  # (the methods one part calls of another: Session's, SessionSnapshotReuse's)
         def flat(self, point: str) -> tuple[tuple[str, Callable[..., Any]], ...]: ...

@@ -160,6 +160,31 @@ def test_no_lower_layer_imports_a_higher_one():
     assert upward == []
 
 
+def _reaches_acceleration(path: Path) -> list[str]:
+    """The capacity.accel modules a file imports, type-checking imports included (`capacity.accel` itself,
+    the switch, included: the actions call the session's extension points and never ask which engine runs)."""
+    return sorted(m for m in _imported_modules(path) if m == "capacity.accel" or m.startswith("capacity.accel."))
+
+
+def test_the_actions_do_not_import_acceleration() -> None:
+    """The reference actions read like Volcano's files: they reach acceleration only through the session's
+    typed extension points (capacity.framework.extension_points: ssn.placement, ssn.victims)."""
+    actions = sorted((ENGINE / "actions").glob("*.py"))
+    assert len(actions) >= 5
+    offenders = {str(p.relative_to(ROOT)): got for p in actions if (got := _reaches_acceleration(p))}
+    assert offenders == {}
+
+
+def test_the_seam_check_sees_an_acceleration_import(tmp_path: Path) -> None:
+    fast = tmp_path / "fast.py"
+    fast.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                    "    from capacity.accel.nodefit import NodeFit\nfrom capacity.core.model import Task\n")
+    assert _reaches_acceleration(fast) == ["capacity.accel.nodefit", "capacity.accel.nodefit.NodeFit"]
+    plain = tmp_path / "plain.py"
+    plain.write_text("from capacity.accel_notes import x\nfrom capacity import core\n")
+    assert _reaches_acceleration(plain) == []
+
+
 def test_the_checks_see_a_circle_and_an_upward_import(tmp_path: Path) -> None:
     """The graph checks themselves: a circle and an upward import, made up, are found."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from capacity.accel.fit_report import fit_report
-from capacity.actions.allocate import fit_summary
 from capacity.core.trace import Trace
+from capacity.framework.extension_points import fit_summary
 from capacity.framework.session import FitError
 from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session

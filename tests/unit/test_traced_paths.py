@@ -1,5 +1,5 @@
-"""With a trace, allocate reads a task's Placement straight away and capacity files one prepared reason per
-fitting queue path: the records are those of the general path, and each reason names its own queue."""
+"""With a trace, allocate's node choice from NodeFit files the plain loops' records, and capacity files one
+prepared reason per fitting queue path, each naming its own queue."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from capacity.accel import nodefit
-from capacity.actions import allocate
+from capacity.accel import extension_points, nodefit
 from capacity.core.trace import Trace
+from capacity.framework.extension_points import ReferencePlacement
 from capacity.io.k8s import load_objects
 from capacity.scheduler import simulate
 from tests.builders import conf, node, pod, podgroup, queue
@@ -25,12 +25,14 @@ def _records(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("conf_name", sorted(BOUND_CONFS))
 @pytest.mark.parametrize("seed", range(2))
-def test_the_traced_placement_path_files_the_general_paths_records(conf_name: str, seed: int,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_accelerated_placement_files_the_plain_loops_records(conf_name: str, seed: int,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """allocate's node choice from NodeFit (AcceleratedPlacement) and the plain loops (ReferencePlacement), the
+    rest of the engine accelerated in both: the same trace records, noFit and scoreTie included."""
     objs = with_guarantees(random_cluster(seed + 90, BOUND_CONFS[conf_name], nodes=16, jobs=80), seed)
     fast = _records(objs)
     assert any(r["kind"] == "nodeChosen" for r in fast)
-    monkeypatch.setattr(allocate, "_traced_placement", lambda ssn, task: None)  # predicate_nodes + choose_node
+    monkeypatch.setattr(extension_points, "AcceleratedPlacement", ReferencePlacement)
     assert fast == _records(objs)
 
 

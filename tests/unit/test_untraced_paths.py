@@ -84,7 +84,7 @@ def test_a_score_tie_is_recorded_with_every_tied_node(sizes: tuple[str, ...], ti
 def test_a_task_that_fits_only_future_idle_is_pipelined(traced: bool) -> None:
     """The node's only room is held by a terminating pod: the task fits FutureIdle, not Idle, so it is
     pipelined onto the node (gradient G2), not bound, with or without a trace (the untraced choice reads
-    the task's placement directly: allocate._choose_untraced)."""
+    the task's placement directly: capacity.accel.allocate_fit)."""
     from capacity.scheduler import run_cycle
     from tests.builders import cluster, conf, pod, podgroup
     objs = [conf("allocate", [{"name": "gang"}], [{"name": "predicates"}, {"name": "proportion"},

@@ -416,7 +416,7 @@ def _check_plans(seed: int, conf: str, ways: dict[str, int], seen: dict[str, int
     test above); counts in `seen` how each was answered, from the counters in `ways`."""
     from capacity.accel.nodefit import unresolvable_mask
     from capacity.accel.victim_bound import VictimTable, bound_for, victim_table
-    from capacity.actions.reclaim import _fast_plan
+    from capacity.accel.victim_paths import fast_plan
 
     ssn = session_after_allocate(with_guarantees(random_cluster(seed + 70, BOUND_CONFS[conf], nodes=16, jobs=80),
                                                  seed))
@@ -429,7 +429,7 @@ def _check_plans(seed: int, conf: str, ways: dict[str, int], seen: dict[str, int
         errors = job.nodes_fit_errors.get(task.uid) or {}
         possible = bound_for(ssn, "reclaimable", task)
         before = dict(ways)
-        got = _fast_plan(ssn, task, job, errors, possible)
+        got = fast_plan(ssn, task, job, errors, possible)
         assert got is not None
         seen[next((w for w in ways if ways[w] > before[w]), "pool")] += 1
         table = victim_table(ssn, fit)
