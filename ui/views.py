@@ -257,6 +257,8 @@ class RecordIndex:
         subject, job or pod contains `text` (case-insensitive; any when "")."""
         wanted = set(actions)
         needle = text.strip().casefold()
+        if not (wanted or queue or needle):
+            return list(range(len(self.records)))
         out = []
         for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True)):
             if wanted and r.action not in wanted:
