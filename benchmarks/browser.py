@@ -10,10 +10,11 @@ One journey (a fresh server each, so that its memory is one session's):
   <Page>        every page of the navigation visited once, then each timed on a later visit (Decisions
                 included)
 
-Each timing runs from the action until Streamlit has finished the rerun it started (the app's
-script-state went to running and back to notRunning, no skeleton left) and the page shows what the step
-expects. Beside each: the bytes the browser received over the websocket during it, and the server's
-memory (RSS of the streamlit process now, and its peak: VmHWM) once it is done.
+Each timing runs from the action until Streamlit has finished the rerun it started (the browser received
+the server's script_finished message: a short rerun never shows the app's "running" state, so that state is
+not watched), the page shows what the step expects and the app is idle (connected, not running, no skeleton).
+Beside each: the bytes the browser received over the websocket during it, and the server's memory (RSS of the
+streamlit process now, and its peak: VmHWM) once it is done.
 
 Written against what stays put while the pages change: the page titles in the navigation, the uploader's
 file input, the button labels "Step one cycle", the scenario caption ("after cycle 1"), the "Pod to
@@ -44,21 +45,28 @@ START_TIMEOUT_S = 90
 STEP_TIMEOUT_MS = 180_000
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
-# Records when the app's script state goes running -> notRunning after an action (installed before it).
-_WATCH = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  if (window.__clObs) window.__clObs.disconnect();
-  window.__cl = {ran: false, done: false, t0: performance.now()};
-  const obs = new MutationObserver((records) => {
-    // A short run may go running -> notRunning between two callbacks: the records' old values still show it.
-    for (const r of records) if (r.oldValue === 'running') window.__cl.ran = true;
-    const s = app.getAttribute('data-test-script-state');
-    if (s === 'running') window.__cl.ran = true;
-    else if (window.__cl.ran && s === 'notRunning') window.__cl.done = true;
-  });
-  obs.observe(app, {attributes: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true});
-  window.__clObs = obs;
-}"""
+#: The ForwardMsg that ends a script run, and the endings that mean the page is complete (not interrupted).
+_FINISHED = ("FINISHED_SUCCESSFULLY", "FINISHED_WITH_COMPILE_ERROR")
+#: A script_finished message is a few bytes; bigger frames are page content and are not parsed.
+_SMALL_FRAME = 512
+
+
+def script_finished(payload: Any) -> bool:
+    """True when a websocket frame from the server is the message that ends a complete script run.
+
+    The rerun an action started is over when this arrives, however short it was: a run of a few ms never shows
+    the app's "running" state in the page (React batches both changes), so watching that state misses it."""
+    if not isinstance(payload, bytes | bytearray) or len(payload) > _SMALL_FRAME:
+        return False
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    msg = ForwardMsg()
+    try:
+        msg.ParseFromString(bytes(payload))
+    except Exception:  # noqa: BLE001 - not a ForwardMsg: not the end of a run
+        return False
+    if msg.WhichOneof("type") != "script_finished":
+        return False
+    return ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished) in _FINISHED
 
 
 @dataclass
@@ -149,12 +157,24 @@ class Driver:
         self.page = page
         self.pid = pid
         self.received = 0
+        self.finished = 0  # script runs completed (script_finished messages received), over every socket
         page.on("websocket", self._watch_socket)
 
     def _watch_socket(self, ws: Any) -> None:
+        # A click that reloads the document opens a new socket: it is watched the same way.
         def count(payload: Any) -> None:
             self.received += len(payload)
+            if script_finished(payload):
+                self.finished += 1
         ws.on("framereceived", count)
+
+    def wait_finished(self, after: int, timeout: float = STEP_TIMEOUT_MS) -> None:
+        """Until more than `after` script runs have finished (Playwright delivers the frames while it waits)."""
+        deadline = time.monotonic() + timeout / 1000
+        while self.finished <= after:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no script run finished within {timeout / 1000:.0f} s")
+            self.page.wait_for_timeout(10)
 
     def idle(self, timeout: float = STEP_TIMEOUT_MS) -> None:
         page = self.page
@@ -166,14 +186,12 @@ class Driver:
     def timed(self, name: str, action: Callable[[], None], ready: Callable[[], None] | None = None) -> Step:
         """Run `action`, wait for the rerun it started to end (and for `ready`), measure; never raises."""
         step = Step(name)
-        page = self.page
         try:
             self.idle()
-            page.evaluate(_WATCH)
-            before = self.received
+            before, runs = self.received, self.finished
             t0 = time.perf_counter()
             action()
-            page.wait_for_function(_DONE, timeout=STEP_TIMEOUT_MS)
+            self.wait_finished(runs)
             if ready is not None:
                 ready()
             self.idle()
@@ -191,19 +209,6 @@ class Driver:
         links = self.page.get_by_test_id("stSidebarNav").get_by_role("link")
         # Each link's text is its icon's ligature name, then its title: the title is the last line.
         return [t.strip().splitlines()[-1].strip() for t in links.all_inner_texts() if t.strip()]
-
-
-# The rerun an action started has ended. Two ways the watcher can miss it, both seen in CI: the click reloaded
-# the document (the watcher is gone), or no change of the script state reached the observer; then the app
-# being idle and connected 3 s after the action counts as done (a step's `ready` check still waits for its
-# result, and `idle` for the page to settle).
-_DONE = """() => {
-  const idle = document.querySelector(
-    '[data-testid="stApp"][data-test-connection-state="CONNECTED"][data-test-script-state="notRunning"]') !== null;
-  const cl = window.__cl;
-  if (!cl) return idle;
-  return cl.done || (!cl.ran && idle && performance.now() - cl.t0 > 3000);
-}"""
 
 
 def _choose_another_pod(page: Any) -> None:

@@ -101,7 +101,7 @@ def _record_lines(positions: list[int], what: str) -> None:
     with st.expander(f"Every record of cycle {cycle} about {md_escape(what)} ({len(positions):,})"):
         if not positions:
             st.text(f"No decision in cycle {cycle} mentions {what}.")
-        for row in index.rows(positions[:MAX_RECORD_LINES]):
+        for row in index.rows(positions[:MAX_RECORD_LINES], numbers=False):
             reason = md_escape(row["reasons"]) if row["reasons"] else "(no reason recorded)"
             st.markdown(f"- **{md_escape(row['action'])} · {md_escape(row['kind'])}** on {md_escape(row['subject'])} "
                         f"→ {md_escape(row['verdict'])}{' by ' + md_escape(row['plugin']) if row['plugin'] else ''}: "
@@ -137,7 +137,14 @@ cycles = [s.cycle for s in ws.history]
 cycle = st.selectbox("Cycle", cycles, index=len(cycles) - 1, key="decisions_cycle")
 step = ws.step_at(cycle)
 # A cycle runs untraced; its records (and those of the cycles before it, which the answers read) are built here.
-problem = read_decisions(ws.history[:cycle])
+unread = [s.cycle for s in ws.history[:cycle] if not s.has_records]
+if unread:
+    with st.spinner(f"Reading the decisions of cycle{'s' if len(unread) > 1 else ''} "
+                    f"{', '.join(map(str, unread))}: re-running {'them' if len(unread) > 1 else 'it'} with the "
+                    "decision trace on…"):
+        problem = read_decisions(ws.history[:cycle])
+else:
+    problem = read_decisions(ws.history[:cycle])
 if problem is not None:
     st.error(str(problem), icon=":material/error:")
     st.stop()
@@ -252,8 +259,9 @@ shown = index.select(actions=actions, queue=queue, text=search)
 st.caption(f"{len(shown):,} of {len(index.records):,} records of cycle {cycle} · one page at a time; select a row "
            "to read it whole below (the first row of the page otherwise)")
 page = paginate(shown, page_picker(len(shown), "decisions_table"))
-# Subject, verdict and reason first: the reason is what is read, never the cut-off last column.
-full = index.rows(page.rows)
+# Subject, verdict and reason first: the reason is what is read, never the cut-off last column. A record's numbers
+# (JSON of its details, the costly part of a row) are written only for the one shown whole below.
+full = index.rows(page.rows, numbers=False)
 rows = [{k: r[k] for k in TABLE_COLUMNS} for r in full]
 event = st.dataframe(
     rows, hide_index=True, key="decisions_table", on_select="rerun", selection_mode="single-row",
@@ -266,7 +274,7 @@ st.caption(page.caption("records"))
 picked = list(event.selection.rows) if event is not None and hasattr(event, "selection") else []
 if rows:
     at = picked[0] if picked and picked[0] < len(full) else 0
-    _record_detail(full[at], index.records[page.rows[at]])
+    _record_detail(index.rows([page.rows[at]])[0], index.records[page.rows[at]])
 
 st.download_button(
     "Download all decisions as JSON Lines", data=lambda: trace_jsonl(ws.history),

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+# st.dataframe imports pandas the first time a table is drawn (~0.5 s): imported when this page opens, before a
+# step, so the first step's page does not pay for it.
+import pandas  # noqa: F401
 import streamlit as st
 
 from capacity.analysis.charts import share_timeline_figure
@@ -131,8 +134,14 @@ def _binds(binds: list[dict]) -> None:
 
 
 def _history_chart() -> None:
-    """Share per queue at the end of each cycle: the few that went highest, or those searched for."""
+    """Share per queue at the end of each cycle: the few that went highest, or those searched for. Drawn from the
+    second cycle on: a history of one cycle is one dot per queue, and the chart is the costliest thing the browser
+    draws after a step."""
     history = ws.share_history()
+    if len(history) < 2:
+        st.caption("The share history is drawn from the second cycle on. Each queue's share after this cycle is on "
+                   "the Queues page.")
+        return
     names = {q for _, numbers in history for q in numbers}
     if len(names) <= HISTORY_LINES:
         st.plotly_chart(share_timeline_figure(history), key="share_timeline", width="stretch")

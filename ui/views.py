@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.core.cluster import Cluster, PodObj
@@ -183,6 +183,8 @@ def record_links(record: Record, cluster: Cluster) -> Links:
 
 
 def _verdict(record: Record) -> str:
+    if isinstance(record.verdict, str):  # most are: no need to turn the whole record (its numbers) into JSON
+        return record.verdict
     verdict = record.as_dict()["verdict"]
     return verdict if isinstance(verdict, str) else json.dumps(verdict)
 
@@ -219,18 +221,44 @@ class RecordIndex:
 
     records: list[Record]
     links: list[Links]
+    #: positions by pod, by job (of records naming no pod), by job, by queue and by subject; built on first use,
+    #: so that a "why?" rerun does not walk every record of the cycle again
+    _by: dict[str, dict[str, list[int]]] | None = field(default=None, repr=False)
+    _names: tuple[list[str], list[str]] | None = field(default=None, repr=False)
 
     def actions(self) -> list[str]:
-        return sorted({r.action for r in self.records})
+        return self._filter_names()[0]
 
     def queues(self) -> list[str]:
-        return sorted({lk.queue for lk in self.links if lk.queue})
+        return self._filter_names()[1]
+
+    def _filter_names(self) -> tuple[list[str], list[str]]:
+        if self._names is None:
+            self._names = (sorted({r.action for r in self.records}),
+                           sorted({lk.queue for lk in self.links if lk.queue}))
+        return self._names
+
+    def _positions(self, by: str, key: str) -> list[int]:
+        if self._by is None:
+            maps: dict[str, dict[str, list[int]]] = {k: {} for k in ("pod", "job_only", "job", "queue", "subject")}
+            for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True)):
+                if lk.pod:
+                    maps["pod"].setdefault(lk.pod, []).append(i)
+                elif lk.job:
+                    maps["job_only"].setdefault(lk.job, []).append(i)
+                maps["job"].setdefault(lk.job, []).append(i)
+                maps["queue"].setdefault(lk.queue, []).append(i)
+                maps["subject"].setdefault(r.subject, []).append(i)
+            self._by = maps
+        return self._by[by].get(key, [])
 
     def select(self, *, actions: Iterable[str] = (), queue: str = "", text: str = "") -> list[int]:
         """Positions of the records of the given actions (all when empty) about `queue` (any when ""), whose
         subject, job or pod contains `text` (case-insensitive; any when "")."""
         wanted = set(actions)
         needle = text.strip().casefold()
+        if not (wanted or queue or needle):
+            return list(range(len(self.records)))
         out = []
         for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True)):
             if wanted and r.action not in wanted:
@@ -250,25 +278,29 @@ class RecordIndex:
         job = pod_job(cluster, pod)
         pg = cluster.podgroups.get(job)
         queue = pg.queue if pg else ""
-        return [i for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True))
-                if lk.pod == pod_key or (job and lk.job == job and not lk.pod) or (queue and r.subject == queue)]
+        found = set(self._positions("pod", pod_key))
+        if job:
+            found.update(self._positions("job_only", job))
+        if queue:
+            found.update(self._positions("subject", queue))
+        return sorted(found)
 
     def about_job(self, job: str) -> list[int]:
-        return [i for i, lk in enumerate(self.links) if lk.job == job]
+        return list(self._positions("job", job))
 
     def about_queue(self, queue: str) -> list[int]:
-        return [i for i, (r, lk) in enumerate(zip(self.records, self.links, strict=True))
-                if lk.queue == queue or r.subject == queue]
+        return sorted(set(self._positions("queue", queue)) | set(self._positions("subject", queue)))
 
-    def rows(self, positions: Iterable[int]) -> list[dict[str, Any]]:
-        """Table rows (as `record_rows` builds them) of the records at `positions` only."""
+    def rows(self, positions: Iterable[int], numbers: bool = True) -> list[dict[str, Any]]:
+        """Table rows (as `record_rows` builds them) of the records at `positions` only; without `numbers`, the
+        "numbers" column is left empty (turning a record's numbers into JSON is most of a row's cost)."""
         out = []
         for i in positions:
             r, lk = self.records[i], self.links[i]
             out.append({
                 "cycle": r.cycle, "action": r.action, "kind": r.kind, "subject": r.subject,
                 "verdict": _verdict(r), "plugin": r.plugin, "queue": lk.queue,
-                "job": lk.job, "pod": lk.pod, "reasons": _reasons(r), "numbers": _values(r),
+                "job": lk.job, "pod": lk.pod, "reasons": _reasons(r), "numbers": _values(r) if numbers else "",
             })
         return out
 

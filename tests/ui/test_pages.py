@@ -301,7 +301,13 @@ def test_step_shows_binds_and_phase_changes():
     assert at.metric[0].label == "Binds" and at.metric[0].value == "3"
     phases = at.dataframe[1].value
     assert set(phases["after"]) == {"Inqueue"}
-    assert _figure(at)["data"], "the share timeline is drawn"
+    # one cycle is one dot per queue: the share history is drawn from the second cycle on, and says so
+    assert not at.get("plotly_chart")
+    assert any("drawn from the second cycle on" in c.value for c in at.caption)
+    at.button(key="step_btn").click().run()
+    _assert_clean(at)
+    lines = _figure(at)["data"]
+    assert lines and all(list(line["x"]) == [1, 2] for line in lines), "the share timeline is drawn"
 
 
 def test_run_n_cycles_and_rewind():
