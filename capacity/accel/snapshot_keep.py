@@ -111,9 +111,9 @@ class KeptSnapshot:
             built = {uid: built[uid] for uid in jobs}
         cache.hand_jobs(jobs, built)
 
-    def closed(self, moved: set[str], phases: tuple[tuple[str, ...], dict[str, Job], dict[str, str]]) -> None:
+    def closed(self, moved: set[str], plugins: tuple[str, ...], jobs: dict[str, Job], phases: dict[str, str]) -> None:
         self.cache.phase_moved = moved
-        self.cache.close_phases = phases
+        self.cache.close_phases = (plugins, jobs, dict(phases))
 
     def released(self, fit: Any) -> None:
         self.cache.fit_tables = fit.tables()

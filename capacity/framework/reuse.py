@@ -88,8 +88,9 @@ class SnapshotReuse(Protocol):
         """End of the snapshot: what the next session may take over."""
         ...
 
-    def closed(self, moved: set[str], phases: tuple[tuple[str, ...], dict[str, Job], dict[str, str]]) -> None:
-        """Session.close's answers: the jobs whose phase moved, and the phases with their plugins and jobs."""
+    def closed(self, moved: set[str], plugins: tuple[str, ...], jobs: dict[str, Job], phases: dict[str, str]) -> None:
+        """Session.close's answers: the jobs whose phase moved, and the phases (kept as a copy) with the
+        plugins that closed and the jobs dict."""
         ...
 
     def released(self, fit: Any) -> None:
@@ -144,7 +145,7 @@ class NoReuse:
                   podgroups: dict[str, Any]) -> None:
         return None
 
-    def closed(self, moved: set[str], phases: tuple[tuple[str, ...], dict[str, Job], dict[str, str]]) -> None:
+    def closed(self, moved: set[str], plugins: tuple[str, ...], jobs: dict[str, Job], phases: dict[str, str]) -> None:
         return None
 
     def released(self, fit: Any) -> None:

@@ -653,7 +653,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
                 self.trace.event_with("phase", uid, phase, {"before": initial[uid]})
             job.phase = phase
             res.podgroup_phases[uid] = phase
-        self.reuse.closed(moved, (tuple(self.plugins), self.jobs, dict(res.podgroup_phases)))
+        self.reuse.closed(moved, tuple(self.plugins), self.jobs, res.podgroup_phases)
         return res
 
 

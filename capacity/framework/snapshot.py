@@ -123,6 +123,7 @@ class SessionSnapshot(SessionAttrs):
         seen = reuse.podgroups_seen((tuple(self.queues), tuple(c.priority_classes.items()),
                                      c.global_default_priority))
         offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
+        same_inputs, built_anew = reuse.same_inputs, reuse.built_anew
         pgs = c.podgroups
         # (`seen` is empty unless the pods' changes are known: `moved` is a set then)
         todo = reuse.podgroups_to_read(pgs) if seen else None
@@ -146,7 +147,7 @@ class SessionSnapshot(SessionAttrs):
                 continue
             pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
             priority = c.job_priority(pg)
-            got = reuse.same_inputs(uid, pg, priority, pre_raw, alike)
+            got = same_inputs(uid, pg, priority, pre_raw, alike)
             if got is not None:
                 jobs[uid] = got
                 same.add(uid)
@@ -154,7 +155,7 @@ class SessionSnapshot(SessionAttrs):
             job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
                                   priority, pre_raw == "true", pre_raw is not None, pg.creation,
                                   pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
-            reuse.built_anew(job)
+            built_anew(job)
         # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
         # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or nothing kept.
         self.last_jobs = reuse.last_jobs(jobs)
