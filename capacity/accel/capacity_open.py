@@ -15,11 +15,6 @@ from capacity.core.resources import Resource
 from capacity.framework.session import Session
 from capacity.plugins.capacity_attrs import CapacityBase, FixedNumbers, QueueAttr, accumulate_job
 
-FLAT_STATE = "capacity.flat"
-"""SnapshotCache.plugin_state key of flat capacity's kept state: (the specs' and total's key, per queue its
-FixedNumbers, per queue the last session's attribute with the jobs it accounted for, per queue the attribute
-the last session closed with and the summary it reported)."""
-
 
 class FixedTree:
     """What `_build_hierarchical` derives from the queue specs, the cluster total and the options alone,
@@ -113,14 +108,6 @@ def _fresh_keys(attr: QueueAttr, seen: list[int]) -> list[tuple[int, list[str]]]
             out.append((fi, list(sc)[seen[fi]:]))
             seen[fi] = len(sc)
     return out
-
-
-def _tree_key(ssn: Session, total: Resource) -> tuple[Any, ...]:
-    """Everything the fixed part of the hierarchical build reads: each queue spec's parent and resources
-    (by identity: specs are replaced, not changed in place, when edited), the total, the seed switch."""
-    return (tuple((name, q.parent, q.capability, q.deserved, q.guarantee) for name, q in ssn.queues.items()),
-            total.cpu, total.memory, tuple(total.scalars.items()) if total.scalars else None,
-            ssn.options.seed004_root_init, ssn.options.all_lacking())
 
 
 def _carried_leaves(ssn: Session, fixed: FixedTree) -> dict[str, list[Job]] | None:

@@ -1,15 +1,21 @@
-"""Which form of each extension point a session holds (capacity.framework.extension_points): the reference
-loops, or their accelerated forms, as the session's Acceleration allows."""
+"""Which form of each extension point a session holds (capacity.framework.extension_points,
+capacity.framework.reuse, capacity.framework.queue_tree_reuse): the reference forms, or their accelerated forms, as
+the session's Acceleration allows."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from capacity.accel.allocate_fit import AcceleratedPlacement
+from capacity.accel.capacity_keep import KeptQueueTree
+from capacity.accel.snapshot_keep import KeptSnapshot
 from capacity.accel.victim_paths import AcceleratedVictims
 from capacity.framework.extension_points import NodePlacement, ReferencePlacement, ReferenceVictims, VictimPaths
+from capacity.framework.queue_tree_reuse import NoTreeReuse, QueueTreeReuse
+from capacity.framework.reuse import NoReuse, SnapshotReuse
 
 if TYPE_CHECKING:
+    from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.framework.session import Session
 
 
@@ -18,3 +24,14 @@ def open_extension_points(ssn: Session) -> tuple[NodePlacement, VictimPaths]:
     placement = AcceleratedPlacement(ssn) if ssn.vectorised else ReferencePlacement(ssn)
     victims = AcceleratedVictims(ssn) if ssn.accel.victim_bounds else ReferenceVictims(ssn)
     return placement, victims
+
+
+def snapshot_reuse(cache: SnapshotCache | None) -> SnapshotReuse:
+    """ssn.reuse, chosen once at session open: the SnapshotCache's kept parts where the session has one (the
+    Acceleration allows it and a Simulator hands one on), else nothing kept."""
+    return NoReuse() if cache is None else KeptSnapshot(cache)
+
+
+def queue_tree_reuse(cache: SnapshotCache | None) -> QueueTreeReuse:
+    """The capacity plugin's reuse of its queue tree's fixed parts (the same choice as `snapshot_reuse`)."""
+    return NoTreeReuse() if cache is None else KeptQueueTree(cache)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capacity.accel import Acceleration, engine
-from capacity.accel.extension_points import open_extension_points
+from capacity.accel.extension_points import open_extension_points, queue_tree_reuse, snapshot_reuse
 from capacity.accel.forms import (
     FastForm,
     Less,
@@ -172,7 +172,9 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self._placement_key_fns: Any = None  # placement_key's plugin keys, once looked up (_key_fns)
         # The jobs on which the session writes outputs of its own (fit errors, order keys), for a SnapshotCache
         # to clear before it hands them on.
-        self.output_log: list[Job] = cache.output_log if cache is not None else []
+        self.reuse = snapshot_reuse(cache)  # (what an earlier session kept: framework.reuse, chosen once)
+        self.tree_reuse = queue_tree_reuse(cache)  # (the capacity plugin's: framework.queue_tree_reuse)
+        self.output_log: list[Job] = self.reuse.output_log
         self._open_fast()
         self.placement, self.victims = open_extension_points(self)  # the actions' (framework.extension_points)
         self._snapshot()
@@ -651,9 +653,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
                 self.trace.event_with("phase", uid, phase, {"before": initial[uid]})
             job.phase = phase
             res.podgroup_phases[uid] = phase
-        if self.cache is not None:
-            self.cache.phase_moved = moved
-            self.cache.close_phases = (tuple(self.plugins), self.jobs, dict(res.podgroup_phases))
+        self.reuse.closed(moved, tuple(self.plugins), self.jobs, res.podgroup_phases)
         return res
 
 
@@ -680,9 +680,8 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         afterwards: only `run_cycle`, which never hands it out, calls this.
         """
         fit = self._node_fit
-        if fit is not None and self.cache is not None:
-            self.cache.fit_tables = fit.tables()
         if fit is not None:  # only a NodeFit points nodes at itself
+            self.reuse.released(fit)
             for placement in fit.placements.values():
                 placement.per_node = placement.loop_args = placement.fit = placement.ssn = None  # type: ignore[assignment]
             for node in fit.nodes:

@@ -1,8 +1,9 @@
 """The session's snapshot of the cluster: nodes, jobs and tasks built from the cluster objects at open.
 
 Volcano's cache.Snapshot (pkg/scheduler/cache/cache.go @ed72c7c8) and the JobInfo / TaskInfo / NodeInfo it
-builds (pkg/scheduler/api). With a SnapshotCache (capacity.accel: Acceleration.snapshot_cache) the nodes, jobs
-and tasks an earlier session left as they were built are taken over instead (SessionSnapshotReuse).
+builds (pkg/scheduler/api). The places where an accelerated engine takes over the nodes, jobs and tasks an
+earlier session left as they were built call `self.reuse` (capacity.framework.reuse: NoReuse keeps nothing;
+capacity.accel.snapshot_keep.KeptSnapshot wraps a SnapshotCache; SessionSnapshotReuse links their tasks).
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from capacity.accel.snapshot_cache import KeptJobs
 from capacity.core.model import Job, Node, QueueSpec, Task, TaskStatus
 from capacity.core.resources import Resource
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.core.cluster import Cluster
     from capacity.framework.extension_points import NodePlacement, VictimPaths
+    from capacity.framework.queue_tree_reuse import QueueTreeReuse
+    from capacity.framework.reuse import SnapshotReuse
 
 
 def _task(pod: Any, job_key: str) -> Task:
@@ -37,7 +39,9 @@ class SessionAttrs:
 
     cluster: Cluster
     accel: Acceleration
-    cache: SnapshotCache | None
+    cache: SnapshotCache | None  # (read by capacity.accel only; the snapshot reaches it through `reuse`)
+    reuse: SnapshotReuse  # what an earlier session kept (framework.reuse; chosen at open)
+    tree_reuse: QueueTreeReuse  # what of the capacity plugin's queue tree (framework.queue_tree_reuse; the same)
     plugins: dict[str, Any]
     possible_fns: dict[tuple[str, str], PossibleFn]
     queues: dict[str, QueueSpec]
@@ -84,25 +88,13 @@ class SessionSnapshot(SessionAttrs):
     def _snapshot(self) -> None:
         c = self.cluster
         self.queues = dict(c.queues)
-        cache = self.cache
-        in_job: dict[str, tuple[tuple[Any, ...], ...]] = {}
-        offered = KeptJobs({}, {}, set())  # (with a cache: the jobs it kept)
-        since = 0  # (with a cache: when the pods were last read)
-        moved: set[str] | None = None
-        seen: dict[str, Any] = {}  # (with a cache: the PodGroups as last read, if still to be trusted)
-        if cache is not None:
-            # Per node and per job, every field of their pods that the snapshot reads (what a node or a job
-            # a SnapshotCache kept was built from), in pod order: the fields read last time, those of the
-            # pods written since read again (PodReading).
-            reading = cache.pod_reading
-            since = reading.stamp
-            cache.job_log.clear()
-            offered = cache.take_jobs()
-            moved = reading.read(c.pods)  # the jobs whose pods' fields changed (None: any)
-            in_job = reading.in_job
+        reuse = self.reuse  # (what an earlier session kept, taken over where its inputs are the same: framework.reuse)
+        reuse.read_pods(c.pods)
+        offered, since, moved = reuse.offered, reuse.since, reuse.moved
+        kept_nodes = reuse.nodes(c.nodes)
+        if kept_nodes is not None:
             # node_objs: the cluster's node behind each
-            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = \
-                cache.nodes(c.nodes, reading.occupied)
+            self.node_objs, self.node_list, self.nodes, self.total_resource, reused = kept_nodes
         else:
             reused = set()
             self.nodes = {}
@@ -119,29 +111,22 @@ class SessionSnapshot(SessionAttrs):
             for node in self.node_list:
                 self.total_resource.add(node.allocatable)
         jobs: dict[str, Job] = {}
-        # Per job: what it was built from (for the cache), in the last session's dict (which may name more).
-        built = offered.built
         same: set[str] = set()  # the jobs taken as kept, their tasks with them
         # The jobs built anew from the very inputs the last session's job of their uid was built from (that
         # job changed in the session, so it was not kept): each as that job was at its open.
         alike: set[str] = set()
         self.rebuilt_alike = alike
-        # The jobs built anew although a cache was given (what a kept VictimTable must not have missed), and
-        # the VictimTable the last session used (capacity.accel.victim_bound).
-        self.fresh_jobs = []
-        self.last_victim_table = cache.take_victim_table() if cache is not None else None
-        if cache is not None:
-            # A PodGroup not written since the last snapshot, the same object, whose pods did not change, under
-            # the same queues and priority classes, has the inputs its kept job was built from (if one was).
-            seen = reading.podgroups
-            world = (tuple(self.queues), tuple(c.priority_classes.items()), c.global_default_priority)
-            if moved is None or world != reading.world:
-                seen = {}
-            reading.world = world
+        # The jobs built anew although the last session's were offered (what a kept VictimTable must not have
+        # missed), and the VictimTable the last session used (capacity.accel.victim_bound).
+        self.fresh_jobs = reuse.fresh_jobs
+        self.last_victim_table = reuse.take_victim_table()
+        seen = reuse.podgroups_seen((tuple(self.queues), tuple(c.priority_classes.items()),
+                                     c.global_default_priority))
         offered_get, gone = offered.jobs.get, offered.gone  # (KeptJobs.get, inline: once per PodGroup)
+        same_inputs, built_anew = reuse.same_inputs, reuse.built_anew
         pgs = c.podgroups
         # (`seen` is empty unless the pods' changes are known: `moved` is a set then)
-        todo = reading.podgroups_to_read(pgs, since, moved, offered.jobs, gone) if seen and moved is not None else None
+        todo = reuse.podgroups_to_read(pgs) if seen else None
         if todo is not None:
             # The same loop over the PodGroups in `todo` only, every other one's kept job taken in bulk: the
             # kept jobs, in the last session's order (`jobs` is looked up, never iterated in order, but for
@@ -162,30 +147,18 @@ class SessionSnapshot(SessionAttrs):
                 continue
             pre_raw = pg.annotations.get("volcano.sh/preemptable", pg.labels.get("volcano.sh/preemptable"))
             priority = c.job_priority(pg)
-            if cache is not None:
-                sig = (pg.name, pg.namespace, pg.queue, pg.min_member, tuple(pg.min_task_member.items()), priority,
-                       pre_raw, pg.creation, pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name,
-                       in_job.get(uid, ()))
-                got = offered.get(uid)
-                if got is not None and built[uid] == sig:
-                    jobs[uid] = got
-                    same.add(uid)
-                    continue
-                if uid in offered.jobs and built.get(uid) == sig:
-                    alike.add(uid)
-                built[uid] = sig
+            got = same_inputs(uid, pg, priority, pre_raw, alike)
+            if got is not None:
+                jobs[uid] = got
+                same.add(uid)
+                continue
             job = jobs[uid] = Job(uid, pg.name, pg.namespace, pg.queue, pg.min_member, dict(pg.min_task_member),
                                   priority, pre_raw == "true", pre_raw is not None, pg.creation,
                                   pg.phase, pg.min_resources, pg.annotations, pg.priority_class_name)
-            if cache is not None:
-                self.fresh_jobs.append(job)
-                job.change_log = cache.job_log
+            built_anew(job)
         # The last session's jobs (its `jobs` dict), when this session's have the same uids: each is then
-        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or without a cache.
-        self.last_jobs = None
-        if cache is not None and len(offered.jobs) == len(jobs) and all(job.uid in offered.jobs
-                                                                        for job in self.fresh_jobs):
-            self.last_jobs = offered.jobs
+        # the last one's (kept) or built anew in its place (`fresh_jobs`). None otherwise, or nothing kept.
+        self.last_jobs = reuse.last_jobs(jobs)
         # The session's task of every pod in a job; the tasks on nodes of the others, in pod order (of no
         # PodGroup, or of one the session leaves out): not in `all_tasks`.
         self.all_tasks = {}
@@ -193,27 +166,22 @@ class SessionSnapshot(SessionAttrs):
         # The jobs taken as the last session left them, if every pod has a uid of its own: their tasks are
         # then the session's tasks of their pods (None: not known so).
         self.kept_jobs = None
-        if cache is not None and not reading.shared_uids:
+        reading = reuse.unique_reading()
+        if reading is not None:
             self._link_changed(jobs, reused, reading)
             self.kept_jobs = same
         else:
             self._link(jobs, same, reused)
-        # The jobs that might starve at open (Job.may_starve), with a cache: a kept job's tasks and their
-        # statuses are those the last session opened with, so its answer is the one then.
-        self.may_starve_open = None
-        if cache is not None:
-            self.may_starve_open = cache.may_starve = {uid for uid in cache.may_starve if uid in same}.union(
-                job.uid for job in self.fresh_jobs if job.may_starve())
+        # The jobs that might starve at open (Job.may_starve), where known.
+        self.may_starve_open = reuse.may_starve(same)
         # (In uid order: the last session's when the uids are the same.)
         # (the bulk take-over's `jobs`, if it has the last session's uids, has them in its order)
         self.jobs = jobs if todo is not None and self.last_jobs is not None else {
             uid: jobs[uid] for uid in (self.last_jobs or sorted(jobs))}
-        # The jobs' phases at open, and with a cache, the close of the session `last_jobs` was (`close` may take
+        # The jobs' phases at open, and where kept, the close of the session `last_jobs` was (`close` may take
         # its answers): its plugins and phases.
         self._last_close = None
-        last = None
-        if cache is not None:
-            last, cache.close_phases = cache.close_phases, None
+        last = reuse.take_close()
         if last is not None and last[1] is self.last_jobs is not None:
             self._last_close = (last[0], last[2])
             self._initial_phase = dict(last[2])  # (a kept job's phase is the one the last close gave it)
@@ -223,13 +191,7 @@ class SessionSnapshot(SessionAttrs):
             self._initial_phase = {uid: j.phase for uid, j in self.jobs.items()}
         # The jobs whose phase an action wrote (set_inqueue).
         self.phase_log = []
-        if cache is not None:
-            if self.kept_jobs is not None:  # (all_tasks from _link_changed: every job's tasks)
-                cache.all_tasks = (self.jobs, self.all_tasks)
-            reading.podgroups = dict(c.podgroups)
-            if len(built) > 2 * len(jobs) + 64:  # (entries of jobs long gone)
-                built = {uid: built[uid] for uid in jobs}
-            cache.hand_jobs(self.jobs, built)
+        reuse.hand_over(self.jobs, self.all_tasks, self.kept_jobs is not None, c.podgroups)
 
     def _link(self, jobs: dict[str, Job], same: set[str], reused: set[str]) -> None:
         """Every pod's task (its kept job's, else a new one, added to its job), on its node unless the node

@@ -8,15 +8,13 @@ from operator import is_
 from typing import Any
 
 from capacity.accel.capacity_open import (
-    FLAT_STATE,
     FixedTree,
     _accumulation_exact,
     _busy_queues,
     _carried_leaves,
     _parts,
-    _tree_key,
 )
-from capacity.core.model import Job, QueueSpec
+from capacity.core.model import QueueSpec
 from capacity.core.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 from capacity.plugins.capacity_attrs import (
     ROOT,
@@ -47,24 +45,11 @@ class CapacityTree(CapacityBase):
     # ---- attribute building ------------------------------------------------------------------
     def _build_flat(self) -> None:
         ssn = self.ssn
-        cache = ssn.cache
-        kept: dict[str, FixedNumbers] | None = None
-        last: dict[str, tuple[QueueAttr, list[Job]]] = {}
-        by_queue: dict[str, list[Job]] = {}
-        self._flat_closed: dict[str, tuple[QueueAttr, dict[str, Any]]] | None = None
+        # What an earlier session on the same specs and total kept (ssn.tree_reuse: framework.queue_tree_reuse)
+        reuse = ssn.tree_reuse.flat(ssn, self.total)
+        kept, last, by_queue = reuse.fixed, reuse.last, reuse.by_queue
+        self._flat_closed: dict[str, tuple[QueueAttr, dict[str, Any]]] | None = reuse.closed
         taken: set[str] = set()  # the queues whose last attribute `built` hands over
-        if cache is not None:  # an earlier session on the same specs and total made the same fixed parts
-            key = _tree_key(ssn, self.total)
-            state = cache.plugin_state.get(FLAT_STATE)
-            if state is None or state[0] != key:
-                state = cache.plugin_state[FLAT_STATE] = (key, {}, {}, {})
-            kept, last, self._flat_closed = state[1], state[2], state[3]
-            for job in ssn.jobs.values():
-                got = by_queue.get(job.queue)
-                if got is None:
-                    by_queue[job.queue] = [job]
-                else:
-                    got.append(job)
 
         def built(q: QueueSpec) -> QueueAttr | None:
             """The last session's attribute of the queue if it holds the accounting of the very same jobs
@@ -98,17 +83,12 @@ class CapacityTree(CapacityBase):
             if name not in taken:  # (a taken attribute holds the share of the same numbers already)
                 update_share(attr, self.best_effort_share)
         self._flat_taken = taken
-        if cache is not None:
-            last.clear()
-            last.update((name, (attr, by_queue[name])) for name, attr in self.attrs.items())
+        ssn.tree_reuse.flat_built(reuse, self.attrs)
 
     def _build_hierarchical(self) -> None:
         ssn = self.ssn
-        cache = ssn.cache
-        key = _tree_key(ssn, self.total) if cache is not None else None
-        fixed = cache.plugin_state.get(self.name) if cache is not None else None
-        if fixed is not None and fixed.key != key:
-            fixed = None
+        # The tree an earlier session built on the same specs and total, if kept (ssn.tree_reuse)
+        key, fixed = ssn.tree_reuse.kept_tree(self.name, ssn, self.total)
         if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
             queues = ssn.queues
             kept = fixed.attrs
@@ -199,13 +179,17 @@ class CapacityTree(CapacityBase):
         notes_before = len(ssn.notes)
         self._check_hierarchical(root)
         # (pr3946: deserved reads requests, so the tree cannot be kept)
-        if cache is not None and key is not None and self.ready and not ssn.options.older("pr3946"):
-            tree = cache.plugin_state[self.name] = FixedTree(
-                key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
-                {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
-                ssn.notes[notes_before:])
-            tree.leaves = self._leaves if exact else None
-            tree.leaves_of = ssn.jobs
+        if self.ready and not ssn.options.older("pr3946"):
+            def fixed_tree(key: Any) -> FixedTree:
+                tree = FixedTree(
+                    key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
+                    {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
+                    ssn.notes[notes_before:])
+                tree.leaves = self._leaves if exact else None
+                tree.leaves_of = ssn.jobs
+                return tree
+
+            ssn.tree_reuse.keep_tree(self.name, key, fixed_tree)
         for attr in self.attrs.values():
             update_share(attr, self.best_effort_share)
 

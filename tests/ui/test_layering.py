@@ -18,6 +18,8 @@ Imports under `if TYPE_CHECKING:` are annotations only (they never run) and are 
 from __future__ import annotations
 
 import ast
+import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,43 @@ def test_the_checks_see_a_circle_and_an_upward_import(tmp_path: Path) -> None:
                     "def f():\n    from capacity.core.model import Job\n")
     assert "capacity.simulation.sim" not in _imported_modules(lazy, runtime_only=True)
     assert "capacity.core.model" in _imported_modules(lazy, runtime_only=True)
+
+
+REFERENCE_PACKAGES = ("framework", "plugins", "actions")
+_CACHE_TEST = re.compile(r"\bcache\s+is\s+(not\s+)?None\b")
+
+
+def _cache_tests(path: Path) -> list[int]:
+    """The lines of a file's code (comments and strings left out) that test whether a cache exists."""
+    lines: set[int] = set()
+    with path.open("rb") as f:
+        tokens = [t for t in tokenize.tokenize(f.readline)
+                  if t.type not in (tokenize.COMMENT, tokenize.STRING, tokenize.ENCODING)]
+    by_line: dict[int, list[str]] = {}
+    for t in tokens:
+        by_line.setdefault(t.start[0], []).append(t.string)
+    for line, words in by_line.items():
+        if _CACHE_TEST.search(" ".join(words)):
+            lines.add(line)
+    return sorted(lines)
+
+
+def test_the_reference_engine_never_asks_whether_a_cache_exists() -> None:
+    """Issue 28: the rule modules read like Volcano; what an earlier session kept is reached only through the
+    session's typed extension points (ssn.reuse: capacity.framework.reuse; ssn.tree_reuse:
+    capacity.framework.queue_tree_reuse), whose reference forms keep nothing."""
+    found = {str(p.relative_to(ROOT)): _cache_tests(p)
+             for pkg in REFERENCE_PACKAGES for p in (ENGINE / pkg).rglob("*.py")}
+    assert "capacity/framework/snapshot.py" in found and len(found) >= 20
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_the_cache_check_sees_a_cache_test(tmp_path: Path) -> None:
+    asks = tmp_path / "asks.py"
+    asks.write_text("def f(ssn):\n    cache = ssn.cache\n    if cache is not None:\n        pass\n"
+                    "    return ssn.cache is None\n")
+    assert _cache_tests(asks) == [3, 5]
+    quiet = tmp_path / "quiet.py"
+    quiet.write_text("def f(self):\n    # (with a cache is None: nothing kept)\n    doc = 'cache is None'\n"
+                     "    return self._tier_cache is None or self.cached is not None\n")
+    assert _cache_tests(quiet) == []
