@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from capacity.accel import extension_points, nodefit
+from capacity.accel import allocate_fit, nodefit
 from capacity.core.trace import Trace
 from capacity.framework.extension_points import ReferencePlacement
 from capacity.io.k8s import load_objects
@@ -32,7 +32,7 @@ def test_the_accelerated_placement_files_the_plain_loops_records(conf_name: str,
     objs = with_guarantees(random_cluster(seed + 90, BOUND_CONFS[conf_name], nodes=16, jobs=80), seed)
     fast = _records(objs)
     assert any(r["kind"] == "nodeChosen" for r in fast)
-    monkeypatch.setattr(extension_points, "AcceleratedPlacement", ReferencePlacement)
+    monkeypatch.setattr(allocate_fit, "AcceleratedPlacement", ReferencePlacement)  # (imported at session open)
     assert fast == _records(objs)
 
 
