@@ -272,12 +272,10 @@ class RecordIndex:
 
     def about_pod(self, cluster: Cluster, pod_key: str) -> list[int]:
         """Records about the pod itself, its job (enqueue, gang, ...) or its queue (overused, ...): `why_pending`."""
-        pod = cluster.pods.get(pod_key)
-        if pod is None:
+        found_pod = _pod_job_queue(cluster, pod_key)
+        if found_pod is None:
             return []
-        job = pod_job(cluster, pod)
-        pg = cluster.podgroups.get(job)
-        queue = pg.queue if pg else ""
+        job, queue = found_pod
         found = set(self._positions("pod", pod_key))
         if job:
             found.update(self._positions("job_only", job))
@@ -347,14 +345,22 @@ def filter_rows(rows: Iterable[dict[str, Any]], *, actions: Iterable[str] = (), 
     return out
 
 
-def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) -> list[dict[str, Any]]:
-    """Every record about the pod itself, its job (enqueue, gang, ...) or its queue (overused, ...)."""
+def _pod_job_queue(cluster: Cluster, pod_key: str) -> tuple[str, str] | None:
+    """(its job, its job's queue) of a pod of the cluster ("" where it has none), None for no such pod."""
     pod = cluster.pods.get(pod_key)
     if pod is None:
-        return []
+        return None
     job = pod_job(cluster, pod)
     pg = cluster.podgroups.get(job)
-    queue = pg.queue if pg else ""
+    return job, pg.queue if pg else ""
+
+
+def why_pending(rows: Iterable[dict[str, Any]], cluster: Cluster, pod_key: str) -> list[dict[str, Any]]:
+    """Every record about the pod itself, its job (enqueue, gang, ...) or its queue (overused, ...)."""
+    found_pod = _pod_job_queue(cluster, pod_key)
+    if found_pod is None:
+        return []
+    job, queue = found_pod
     return [row for row in rows
             if row["pod"] == pod_key or (job and row["job"] == job and not row["pod"])
             or (queue and row["subject"] == queue)]

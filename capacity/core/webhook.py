@@ -54,6 +54,7 @@ from capacity.core.webhook_base import (  # noqa: F401 - the webhook's public na
     _with_type,
     allocated_pods,
     go_string,
+    over_dims,
     parent_index,
     response_message,
 )
@@ -271,10 +272,7 @@ def _sum_refusal(parent: QueueSpec, kids: list[QueueSpec], kind: str, total: Res
     who = f"parent queue {parent.name}" if child_side else f"queue {parent.name}"
     msg = (f"{who} validation failed: sum of children's {kind} ({go_string(total)}) exceeds parent's {kind} "
            f"limit ({go_string(limit)})")
-    dims = [d for d in ("cpu", "memory") if limit.get(d) < full.get(d)]
-    lim_s = limit.scalars or {}
-    dims += [k for k, v in sorted((full.scalars or {}).items()) if k not in lim_s or lim_s[k] < v]
-    dims = dims or ["cpu"]
+    dims = over_dims(limit, full)
     need = ", ".join(f"{d} {_qty(d, full.get(d))}" for d in dims)
     repair = tuple(Edit(parent.name, kind, d, full.get(d)) for d in dims)
     if child_side:

@@ -225,3 +225,12 @@ def allocated_pods(cluster: Cluster) -> dict[str, int]:
             if q is not None:
                 out[q] = out.get(q, 0) + 1
     return out
+
+
+def over_dims(limit: Resource, total: Resource) -> list[str]:
+    """The dimensions on which `total` exceeds `limit` (a scalar `limit` does not name counts as exceeded), cpu
+    and memory first; ["cpu"] when none does (the message still needs a field to name)."""
+    dims = [d for d in ("cpu", "memory") if limit.get(d) < total.get(d)]
+    lim_s = limit.scalars or {}
+    dims += [k for k, v in sorted((total.scalars or {}).items()) if k not in lim_s or lim_s[k] < v]
+    return dims or ["cpu"]

@@ -35,6 +35,7 @@ from capacity.core.webhook_base import (
     _res,
     allocated_pods,
     go_string,
+    over_dims,
 )
 
 PR4033, PR4470, PR4697 = "pr4033", "pr4470", "pr4697"
@@ -146,10 +147,7 @@ def _limit_error(parent: QueueSpec, total: Resource, kind: str, child_side: str 
     who = f"parent queue {parent.name}" if child_side else f"queue {parent.name}"
     msg = (f"{who} validation failed: sum of children's {kind} ({go_string(total)}) exceeds {against} "
            f"({go_string(limit)})")
-    dims = [d for d in ("cpu", "memory") if limit.get(d) < total.get(d)]
-    lim_s = limit.scalars or {}
-    dims += [k for k, v in sorted((total.scalars or {}).items()) if k not in lim_s or lim_s[k] < v]
-    dims = dims or ["cpu"]
+    dims = over_dims(limit, total)
     repair = tuple(Edit(parent.name, limit_kind, d, total.get(d)) for d in dims)
     fld = f"{FIELDS[kind]}.{dims[0]}"
     if child_side:

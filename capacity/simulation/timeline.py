@@ -264,15 +264,21 @@ class Timeline:
         """Run up to `cycles` cycles (fewer when a simulation ends); CycleRefused names what the run did first."""
         done: list[Step] = []
         for _ in range(cycles):
-            try:
-                step = self.step(options, lifecycle)
-            except CycleRefused as err:
-                err.done = done
-                raise
-            if step is None:
+            if self._step_into(done, options, lifecycle) is None:
                 break
-            done.append(step)
         return done
+
+    def _step_into(self, done: list[Step], options: SessionOptions, lifecycle: bool) -> Step | None:
+        """One cycle of a run, appended to `done`; None when the simulation has ended. A refused cycle's
+        CycleRefused carries the cycles the run did before it."""
+        try:
+            step = self.step(options, lifecycle)
+        except CycleRefused as err:
+            err.done = done
+            raise
+        if step is not None:
+            done.append(step)
+        return step
 
     def run_until(self, until: Until, max_cycles: int, options: SessionOptions,
                   lifecycle: bool = False) -> tuple[list[Step], str | None]:
@@ -281,14 +287,9 @@ class Timeline:
         check_until(until)
         done: list[Step] = []
         for _ in range(max(0, min(int(max_cycles), MAX_UNTIL_CYCLES))):
-            try:
-                step = self.step(options, lifecycle)
-            except CycleRefused as err:
-                err.done = done
-                raise
+            step = self._step_into(done, options, lifecycle)
             if step is None:
                 break
-            done.append(step)
             # Only "queue reclaims" reads records, and only of a cycle that evicted: others trace nothing.
             try:
                 records = step.records if until.kind == "queue-reclaim" and step.result.evicted else ()
