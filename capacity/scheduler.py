@@ -3,39 +3,60 @@
 This is Volcano's runOnce (scheduler.go:124-153) plus the part of the API server and kubelet that a
 snapshot-to-snapshot simulator needs: binds land on pods, evictions mark pods terminating, PodGroup
 phases persist (spec actions-framework §11).
+
+It is also the composition root (issue 28), as scheduler.go is where Volcano wires framework, plugins and
+actions together: the engine switch (capacity.accel.engine) chooses the reference engine
+(capacity.framework's Session, capacity.plugins' REGISTRY, capacity.actions) or the accelerated one composed in
+capacity.accel (AcceleratedSession, ACCELERATED_PLUGINS, accelerated actions), which sits above the reference
+engine and is imported only here, at the first session that needs it.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from capacity.accel.plugin_forms import attach as attach_fast_forms
-from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.accel import REFERENCE, Acceleration, engine
 from capacity.core.cluster import Cluster
 from capacity.core.gcpause import gc_paused  # noqa: F401  (here since issue 9; also holds it while a dump is read)
 from capacity.core.trace import Trace
 from capacity.framework.session import CycleResult, Session, SessionOptions
 from capacity.plugins import REGISTRY
 
+if TYPE_CHECKING:
+    from capacity.accel.snapshot_cache import SnapshotCache
+
 ACTIONS = ("enqueue", "allocate", "backfill", "reclaim", "preempt")
 
 
-def open_session(cluster: Cluster, trace: Trace | None = None,
-                 options: SessionOptions | None = None, cache: SnapshotCache | None = None) -> Session:
-    ssn = Session(cluster, trace=trace, options=options, cache=cache)
+def open_session(cluster: Cluster, trace: Trace | None = None, options: SessionOptions | None = None,
+                 cache: SnapshotCache | None = None, accel: Acceleration | None = None) -> Session:
+    """OpenSession (framework.go): the session and every configured plugin opened in tier order, on the engine
+    `accel` names (the switch's, by default)."""
+    accel = accel or engine()
+    attach: Callable[[Any, str, Any], None] | None = None
+    if accel == REFERENCE:
+        ssn = Session(cluster, trace=trace, options=options)
+        registry = REGISTRY
+    else:
+        from capacity.accel.plugin_forms import attach as attach_forms
+        from capacity.accel.plugins import ACCELERATED_PLUGINS
+        from capacity.accel.session import AcceleratedSession
+        ssn = AcceleratedSession(cluster, trace=trace, options=options, cache=cache, accel=accel)
+        registry, attach = {**REGISTRY, **ACCELERATED_PLUGINS}, attach_forms
     ssn.trace.action = "open"
     for tier in ssn.conf.tiers:
         for opt in tier:
-            cls = REGISTRY.get(opt.name)
+            cls = registry.get(opt.name)
             if cls is None:
                 continue
             plugin = cls(opt)
             ssn.plugins[opt.name] = plugin
             plugin.on_session_open(ssn)
-            attach_fast_forms(ssn, opt.name, plugin)  # (capacity.accel: none for the reference engine)
+            if attach is not None:
+                attach(ssn, opt.name, plugin)  # (the plugins' accelerated forms, capacity.accel.plugin_forms)
     return ssn
 
 

@@ -20,7 +20,7 @@ from capacity.core.trace import NodeNames
 from capacity.framework.extension_points import TIE_NOTE, ReferencePlacement
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.session import AcceleratedSession as Session
 
 _NO_SCORE = float("-inf")  # a Placement's score where the node is not in the gradient
 
@@ -29,6 +29,7 @@ class AcceleratedPlacement(ReferencePlacement):
     """NodePlacement from NodeFit (Acceleration.node_fit)."""
 
     __slots__ = ()
+    ssn: Session  # (the accelerated session: its NodeFit and victim bounds)
 
     def __init__(self, ssn: Session) -> None:
         super().__init__(ssn)

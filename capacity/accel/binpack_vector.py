@@ -5,6 +5,11 @@ of BinpackPlugin.score (capacity.plugins.binpack), registered through Session.ad
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from capacity.accel.session import AcceleratedSession
+
 import numpy as np
 
 from capacity.core.model import Task
@@ -15,7 +20,7 @@ class BinpackVector:
     """BinpackPlugin.score for the nodes at NodeList positions, for one session's plugin."""
 
     def __init__(self, plugin: BinpackPlugin) -> None:
-        self.ssn = plugin.ssn
+        self.ssn: AcceleratedSession = cast("AcceleratedSession", plugin.ssn)
         self.weight = plugin.weight
         self.resources = plugin.resources
 

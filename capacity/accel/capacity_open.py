@@ -13,7 +13,8 @@ from typing import Any
 from capacity.core.model import Job, QueueSpec
 from capacity.core.resources import Resource
 from capacity.framework.session import Session
-from capacity.plugins.capacity_attrs import CapacityBase, FixedNumbers, QueueAttr, accumulate_job
+from capacity.plugins.capacity_attrs import CapacityBase, FixedNumbers, QueueAttr, accumulate_job, update_share
+from capacity.plugins.capacity_attrs import accumulated_parts as _parts
 
 
 class FixedTree:
@@ -69,11 +70,6 @@ class LeafRecord:
         rec = LeafRecord.__new__(LeafRecord)
         rec.jobs, rec.parts, rec.events, rec.facts = jobs, self.parts, self.events, self.facts
         return rec
-
-
-def _parts(attr: QueueAttr) -> tuple[Resource, ...]:
-    """Copies of the numbers a tree build accumulates: allocated, request, inqueue, elastic."""
-    return attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()
 
 
 def _set_parts(attr: QueueAttr, parts: tuple[Resource, ...]) -> None:
@@ -219,6 +215,86 @@ def _accum_facts(job: Job) -> tuple[bool, float, float, float]:
 
 class CapacityOpenReuse(CapacityBase):
     """The accelerated tree builds of CapacityPlugin (capacity.accel; the reference: _accumulate_stepwise)."""
+
+
+    def _build_from_kept(self) -> bool:
+        """CapacityTree._build_from_kept: the tree an earlier session built on the same specs and total, if a
+        SnapshotCache kept it (ssn.tree_reuse), its fixed numbers taken as they are and only the leaves whose
+        jobs changed accumulated again. False (build from nothing) when none is kept or the build stalls."""
+        ssn = self.ssn
+        key, fixed = ssn.tree_reuse.kept_tree(self.name, ssn, self.total)
+        self._tree_key = key
+        if fixed is None:
+            return False
+        queues = ssn.queues
+        kept = fixed.attrs
+        fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
+        self._closed = fixed.closed  # what the last session reported at close, if it did
+        fixed.closed = None
+        carried = _carried_leaves(ssn, fixed)
+        busy = _busy_queues({job.queue for job in ssn.jobs.values()} if carried is None else carried, fixed.chains)
+        if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
+            attrs = self.attrs = kept
+            for name in busy | fixed.busy:
+                attrs[name].reset()
+            self._order_pairs = fixed.order_pairs  # what they hold depends on the tree alone
+        else:
+            attrs = self.attrs
+            numbers = fixed.numbers
+            for name in fixed.chains:
+                attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
+            for name, names in fixed.chains.items():
+                if names:
+                    chain = [attrs[a] for a in names]
+                    attrs[name].ancestors = chain
+                    chain[-1].children[name] = attrs[name]
+        prev, ancestor_parts = fixed.leaves, fixed.ancestor_parts
+        fixed.leaves = fixed.leaves_of = fixed.ancestor_parts = None
+        notes_at = len(ssn.notes)
+        if carried is not None:
+            stalled = self._accumulate_carried(prev or {}, carried, ancestor_parts)
+        else:
+            stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
+                self._accumulate_stepwise()
+        if not stalled:
+            fixed.leaves = getattr(self, "_leaves", None)
+            fixed.leaves_of = ssn.jobs
+            fixed.ancestor_parts = getattr(self, "_ancestor_parts", None)
+            self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
+            ssn.notes.extend(fixed.notes)
+            for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
+                update_share(attrs[name], self.best_effort_share)
+            return True
+        # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
+        # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
+        # (it finds and notes the stall again).
+        del ssn.notes[notes_at:]
+        self.attrs = {}
+        self._order_pairs = {}
+        return False
+
+    def _accumulate(self) -> bool:
+        """CapacityTree._accumulate leaf by leaf where every sum is exact (Acceleration.exact_sums)."""
+        ssn = self.ssn
+        self._exact_build = exact = ssn.accel.exact_sums and _accumulation_exact(ssn.jobs.values())
+        return self._accumulate_exact() if exact else self._accumulate_stepwise()
+
+    def _keep_tree(self, notes_before: int) -> None:
+        """CapacityTree._keep_tree: the tree's fixed parts (chains, FixedNumbers, the notes of its checks) and,
+        after an exact build, its leaves, for a later session on the same specs and total (ssn.tree_reuse)."""
+        ssn = self.ssn
+        exact = self._exact_build
+
+        def fixed_tree(key: Any) -> FixedTree:
+            tree = FixedTree(
+                key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
+                {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
+                ssn.notes[notes_before:])
+            tree.leaves = self._leaves if exact else None
+            tree.leaves_of = ssn.jobs
+            return tree
+
+        ssn.tree_reuse.keep_tree(self.name, self._tree_key, fixed_tree)
 
     def _accumulate_exact(self, prev: dict[str, LeafRecord] | None = None) -> bool:
         """`_accumulate_stepwise` when every value it adds is an integer and every sum stays exact

@@ -11,8 +11,8 @@ from capacity.framework.queue_tree_reuse import NoTreeReuse, QueueTreeReuse
 from capacity.framework.reuse import NoReuse, SnapshotReuse
 
 if TYPE_CHECKING:
+    from capacity.accel.session import AcceleratedSession as Session
     from capacity.accel.snapshot_cache import SnapshotCache
-    from capacity.framework.session import Session
 
 
 def open_extension_points(ssn: Session) -> tuple[NodePlacement, VictimPaths]:

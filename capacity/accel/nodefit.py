@@ -24,9 +24,10 @@ import numpy as np
 from capacity.accel import kernels
 from capacity.core.model import UNRESOLVABLE, UNSCHEDULABLE, FitError, Job, Node, Task
 from capacity.core.resources import MIN_RESOURCE, Resource
+from capacity.framework.extension_points import EXACT_LIMIT
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.session import AcceleratedSession as Session
 
 ENABLED = True
 """Switch for the vectorised path; False runs the per-node reference code everywhere (tests)."""
@@ -35,9 +36,9 @@ SMALL_UPDATE = 40
 """A Placement update of at most this many nodes runs node by node in plain Python (numpy's per-call
 overhead dominates below that); both ways compute the same values (tests/unit/test_placement_paths.py)."""
 
-EXACT_LIMIT = float(2**44)
-"""Request and allocatable values must be integers below this for vectorised scoring: sums of them are
-then exact in float64, so their order (the reference adds the mirror's pods one by one) cannot matter."""
+# EXACT_LIMIT (capacity.framework.extension_points): request and allocatable values must be integers below it for
+# vectorised scoring: sums of them are then exact in float64, so their order (the reference adds the mirror's pods
+# one by one) cannot matter.
 
 GPU = "nvidia.com/gpu"
 DEFAULT_MILLI_CPU = 100.0

@@ -6,6 +6,11 @@ Registered through Session.add_fast (capacity.accel.plugin_forms) when the engin
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from capacity.accel.session import AcceleratedSession
+
 from collections.abc import Callable
 
 import numpy as np
@@ -30,7 +35,7 @@ class NodeOrderVector:
     position (`node_score`), for one session's plugin (its weights, its session's NodeFit)."""
 
     def __init__(self, plugin: NodeOrderPlugin) -> None:
-        self.ssn = plugin.ssn
+        self.ssn: AcceleratedSession = cast("AcceleratedSession", plugin.ssn)
         self.least_weight = plugin.least_weight
         self.most_weight = plugin.most_weight
         self.balanced_weight = plugin.balanced_weight

@@ -1,4 +1,4 @@
-"""Which plugin offers which accelerated form (capacity.accel.forms), attached at session open through
+"""Which plugin offers which accelerated form (capacity.framework.fast_forms), attached at session open through
 `Session.add_fast` (issue 28): the plugins' own files register Volcano's functions only.
 
     gang         jobOrder OrderKey; preemptable and reclaimable PossibleVictims (a job's surplus)
@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from capacity.accel.forms import FastForm, NodeVector, OrderFn, OrderHeap, OrderKey, OrderLess, PossibleVictims
 from capacity.core.model import Job, Task
+from capacity.framework.fast_forms import FastForm, NodeVector, OrderFn, OrderHeap, OrderKey, OrderLess, PossibleVictims
 from capacity.plugins.conformance import _critical
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.plugins import AcceleratedCapacityPlugin as CapacityPlugin
+    from capacity.accel.session import AcceleratedSession as Session
     from capacity.plugins.binpack import BinpackPlugin
-    from capacity.plugins.capacity import CapacityPlugin
     from capacity.plugins.conformance import ConformancePlugin
     from capacity.plugins.gang import GangPlugin
     from capacity.plugins.nodeorder import NodeOrderPlugin

@@ -7,6 +7,11 @@ inter-pod (anti-)affinity, where it can matter, is the plugin's own per-node che
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from capacity.accel.session import AcceleratedSession
+
 from collections.abc import Callable
 from itertools import chain
 from typing import Any
@@ -31,7 +36,8 @@ class PredicatesVector:
     position (`node_predicate`), for one session's plugin."""
 
     def __init__(self, plugin: PredicatesPlugin) -> None:
-        ssn = self.ssn = plugin.ssn
+        self.ssn: AcceleratedSession = cast("AcceleratedSession", plugin.ssn)
+        ssn = self.ssn
         self.plugin = plugin
         self._affinity_in_play = plugin._affinity_in_play
         # Whether a pod the session can see holds a required pod anti-affinity (then every pending pod's

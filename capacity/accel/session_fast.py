@@ -11,13 +11,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from capacity.accel import nodefit
-from capacity.accel.forms import NodeVector
-from capacity.core.model import Job, Task, TaskStatus
+from capacity.core.model import Job, Task
 from capacity.core.resources import Resource
+from capacity.framework.fast_forms import NodeVector
 from capacity.framework.snapshot import SessionAttrs
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.session import AcceleratedSession
 
 STARVING_NEEDS_MAY_STARVE = frozenset({"priority", "gang"})
 """The plugins whose jobStarving answers yes only for a job that Job.may_starve."""
@@ -138,19 +138,6 @@ class SessionFast(SessionAttrs):
             return None
         return self.may_starve_now()
 
-    def has_waiting_task(self) -> bool:
-        """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
-        for (their task queues hold nothing else), so without one, and with nothing traced, they decide
-        nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
-        where known.)"""
-        pending = TaskStatus.PENDING
-        candidates = self.may_starve_now()
-        for job in self.jobs.values() if candidates is None else candidates:
-            bucket = job.index.get(pending)
-            if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
-                return True
-        return False
-
     def victim_possible(self, point: str, preemptor: Task) -> VictimBound:
         """What `_victims(point, preemptor, candidates)` can answer now, from the plugins' bounds
         (PossibleVictims): see VictimBound."""
@@ -178,7 +165,7 @@ class SessionFast(SessionAttrs):
             if self._node_fit is not None:
                 self._bound_exact = self._node_fit.exact
             else:
-                facts = nodefit.session_request_facts(cast("Session", self))
+                facts = nodefit.session_request_facts(cast("AcceleratedSession", self))
                 facts.add(nodefit.request_facts([node.allocatable for node in self.node_list]))
                 self._bound_exact = all(exact for _, exact in facts)
         return self._bound_exact
@@ -245,7 +232,7 @@ class SessionFast(SessionAttrs):
         if fit is None:
             if not self.vectorised:
                 return None
-            fit = self._node_fit = nodefit.NodeFit(cast("Session", self))  # (a part of Session)
+            fit = self._node_fit = nodefit.NodeFit(cast("AcceleratedSession", self))  # (a part of Session)
         elif fit.dirty:
             fit.refresh()
         return fit

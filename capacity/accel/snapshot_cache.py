@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from capacity.accel.pod_reading import PodReading
 from capacity.core.model import Job, Node
 from capacity.core.resources import Resource
+from capacity.framework.reuse import KeptJobs
 
 if TYPE_CHECKING:
     from capacity.core.cluster import NodeObj
@@ -200,20 +201,3 @@ class SnapshotCache:
             self._jobs = KeptJobs(jobs, jobs_built, self.phase_moved.union(job.uid for job in self.job_log))
         self._kept = list(handed)
         self._handed = None
-
-
-class KeptJobs:
-    """A session's jobs (`jobs`) with what each was built from (`built`, which may name more), but for
-    those in `gone`: what `keep` hands to the next snapshot."""
-
-    __slots__ = ("jobs", "built", "gone")
-
-    def __init__(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], gone: set[str]) -> None:
-        self.jobs = jobs
-        self.built = built
-        self.gone = gone
-
-    def get(self, uid: str) -> Job | None:
-        """The kept job of `uid`, if there is one."""
-        job = self.jobs.get(uid)
-        return None if job is None or uid in self.gone else job

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from capacity.accel.snapshot_cache import KeptJobs, SnapshotCache
+from capacity.accel.snapshot_cache import SnapshotCache
+from capacity.framework.reuse import KeptJobs
 
 if TYPE_CHECKING:
     from capacity.accel.pod_reading import PodReading

@@ -27,7 +27,7 @@ from capacity.accel.session_fast import PluginBound, VictimBound
 from capacity.core.model import PREEMPTABLE_STATUSES, Task, TaskStatus
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.session import AcceleratedSession as Session
 
 
 def bound_for(ssn: Session, point: str, task: Task) -> VictimBound | None:

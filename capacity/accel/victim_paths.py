@@ -25,7 +25,7 @@ from capacity.framework.extension_points import (
 )
 
 if TYPE_CHECKING:
-    from capacity.framework.session import Session
+    from capacity.accel.session import AcceleratedSession as Session
 
 _NOWHERE = np.zeros(0, dtype=np.intp)
 
@@ -34,6 +34,7 @@ class AcceleratedVictims(ReferenceVictims):
     """VictimPaths from NodeFit's vectors and the session's VictimTable."""
 
     __slots__ = ()
+    ssn: Session  # (the accelerated session: its NodeFit and victim bounds)
 
     def __init__(self, ssn: Session) -> None:
         super().__init__(ssn)

@@ -10,11 +10,11 @@ session holds is chosen once at open (SessionFast._open_fast), from the Accelera
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from capacity.core.model import UNRESOLVABLE, UNSCHEDULABLE, FitError, Job, Node, Task
-from capacity.core.resources import ZERO
+from capacity.core.resources import ZERO, Resource
 
 if TYPE_CHECKING:
     from capacity.framework.session import Session
@@ -180,6 +180,24 @@ def node_tasks(ssn: Session, node: Node) -> list[Task]:
         if t is not None:
             out.append(t)
     return out
+
+
+EXACT_LIMIT = float(2**44)
+"""Request and allocatable values must be integers below this for sums of them to be exact in float64, so that
+their order cannot matter: only then may a bound over a superset of victims stand for every victim set."""
+
+
+def exact_integers(resources: Iterable[Resource]) -> bool:
+    """Whether every cpu, memory and scalar value of `resources` is an integer of magnitude below EXACT_LIMIT
+    (NaN and infinities are not: the magnitude test fails first)."""
+    lim = EXACT_LIMIT
+    for r in resources:
+        c, m = r.cpu, r.memory
+        if not (abs(c) < lim and c % 1 == 0 and abs(m) < lim and m % 1 == 0):
+            return False
+        if r.scalars and not all(abs(v) < lim and v % 1 == 0 for v in r.scalars.values()):
+            return False
+    return True
 
 
 class NodeBound:

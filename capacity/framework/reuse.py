@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from capacity.accel.snapshot_cache import KeptJobs
-
 if TYPE_CHECKING:
     from capacity.accel.pod_reading import PodReading
     from capacity.core.cluster import NodeObj, PodObj
@@ -20,6 +18,23 @@ if TYPE_CHECKING:
     from capacity.core.resources import Resource
 
     KeptNodes = tuple[list[NodeObj], list[Node], dict[str, Node], Resource, set[str]]
+
+
+class KeptJobs:
+    """A session's jobs (`jobs`) with what each was built from (`built`, which may name more), but for
+    those in `gone`: what `keep` hands to the next snapshot."""
+
+    __slots__ = ("jobs", "built", "gone")
+
+    def __init__(self, jobs: dict[str, Job], built: dict[str, tuple[Any, ...]], gone: set[str]) -> None:
+        self.jobs = jobs
+        self.built = built
+        self.gone = gone
+
+    def get(self, uid: str) -> Job | None:
+        """The kept job of `uid`, if there is one."""
+        job = self.jobs.get(uid)
+        return None if job is None or uid in self.gone else job
 
 
 class SnapshotReuse(Protocol):

@@ -9,24 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from capacity.accel import Acceleration, engine
-from capacity.accel.extension_points import open_extension_points, queue_tree_reuse, snapshot_reuse
-from capacity.accel.forms import (
-    FastForm,
-    Less,
-    NodeVector,
-    OrderFn,
-    OrderHeap,
-    OrderKey,
-    OrderLess,
-    PossibleFn,
-    PossibleVictims,
-)
-from capacity.accel.session_fast import SessionFast, _job_key, _keyed_job_less
-from capacity.accel.snapshot_cache import SnapshotCache
-from capacity.accel.snapshot_reuse import SessionSnapshotReuse
+from capacity.accel import REFERENCE, Acceleration
 from capacity.core.cluster import Cluster
 from capacity.core.conf import PluginOption, SchedulerConf
 from capacity.core.model import (  # (FitError and the status codes are re-exported: the plugins take them from here)
@@ -43,58 +28,40 @@ from capacity.core.model import (  # (FitError and the status codes are re-expor
     TaskStatus,
 )
 from capacity.core.trace import Trace
+from capacity.framework.extension_points import (
+    NodePlacement,
+    ReferencePlacement,
+    ReferenceVictims,
+    VictimPaths,
+    exact_integers,
+)
+from capacity.framework.fast_forms import (
+    FastForm,
+    Less,
+    NodeVector,
+    OrderFn,
+    OrderHeap,
+    OrderKey,
+    OrderLess,
+    PossibleFn,
+    PossibleVictims,
+)
 from capacity.framework.heap import PriorityQueue
+from capacity.framework.options import SessionOptions
+from capacity.framework.queue_tree_reuse import NoTreeReuse, QueueTreeReuse
+from capacity.framework.reuse import NoReuse, SnapshotReuse
 from capacity.framework.snapshot import SessionSnapshot
 
+if TYPE_CHECKING:
+    from capacity.accel.snapshot_cache import SnapshotCache
+
 # (the re-exports among them: the plugins and actions take them from here)
-__all__ = ["ERROR", "SUCCESS", "UNRESOLVABLE", "UNSCHEDULABLE", "FitError", "Session"]
+__all__ = ["ERROR", "SUCCESS", "UNRESOLVABLE", "UNSCHEDULABLE", "FitError", "Session", "SessionOptions"]
 
 PERMIT = 1
 ABSTAIN = 0
 REJECT = -1
 _VOTE_NAMES = {PERMIT: "Permit", REJECT: "Reject"}  # what the trace calls a vote
-
-
-#: The version switch (capacity/versions/switches.py) behind each seed compatibility flag.
-_SEED_FLAGS = (("leaf_only_allocatable", "pr3940"), ("seed004_root_init", "pr4973"),
-               ("legacy_namespace_fairshare", "pr2757"))
-
-
-@dataclass(slots=True)
-class SessionOptions:
-    """Which upstream changes this session lacks (capacity/versions): the one place the engine reads
-    a release's older behaviour from. All empty = Volcano HEAD. The three seed flags are switches of the
-    same table under their older names: a flag set turns its switch off, and a release lacking the switch
-    sets the flag."""
-
-    leaf_only_allocatable: bool = False      # seed 003: hierarchical allocate checks only the leaf
-    seed004_root_init: bool = False          # seed 004: root capability/deserved := cluster total
-    legacy_namespace_fairshare: bool = False  # seed 002: Volcano <= 1.7 namespace weights
-    lacking: frozenset[str] = frozenset()    # switch ids whose older behaviour applies
-    version: str = "HEAD"                    # the release chosen ("v1.13"), as a trace names it
-
-    def __post_init__(self) -> None:
-        self.lacking = frozenset(self.lacking)
-        for flag, switch in _SEED_FLAGS:
-            if switch in self.lacking:
-                setattr(self, flag, True)
-
-    def older(self, switch: str) -> bool:
-        """True when the session runs the behaviour from before `switch`'s change."""
-        return switch in self.lacking or any(s == switch and getattr(self, f) for f, s in _SEED_FLAGS)
-
-    def set_by_release(self, flag: str) -> bool:
-        """True when the chosen release lacks the switch behind a seed flag (the flag cannot be turned off)."""
-        return any(f == flag and s in self.lacking for f, s in _SEED_FLAGS)
-
-    def all_lacking(self) -> frozenset[str]:
-        """Every switch this session runs the older behaviour of: the release's and the seed flags'."""
-        return self.lacking | {s for f, s in _SEED_FLAGS if getattr(self, f)}
-
-    def older_words(self, switch: str) -> str:
-        """The trace's words for a decision the older behaviour made ("v1.13: ... (before PR #4659 ...)")."""
-        from capacity.versions import older_words
-        return older_words(switch, self.version)
 
 
 @dataclass
@@ -133,16 +100,21 @@ def compare_task(l: Task, r: Task) -> bool:
     return l.uid < r.uid
 
 
-class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
-    """Snapshot of the cluster plus the registry of plugin functions for one cycle."""
+class Session(SessionSnapshot):
+    """Snapshot of the cluster plus the registry of plugin functions for one cycle: the reference engine.
+
+    It takes no fast path: its Acceleration is always REFERENCE, it keeps nothing from an earlier session,
+    and its extension points are the plain loops. The accelerated engine is a subclass composed in
+    capacity.accel (accel/session.py: AcceleratedSession), chosen by the scheduler (capacity.scheduler), the
+    composition root; nothing here imports capacity.accel's parts."""
 
 
     def __init__(self, cluster: Cluster, conf: SchedulerConf | None = None, trace: Trace | None = None,
                  options: SessionOptions | None = None, cache: SnapshotCache | None = None,
                  accel: Acceleration | None = None) -> None:
         self.cluster = cluster
-        # The fast paths this session may take (capacity.accel; CAPACITY_LAB_ENGINE chooses by default).
-        self.accel = accel = accel or engine()
+        # The fast paths this session may take: none here (AcceleratedSession takes `accel`, or the engine switch).
+        self.accel = accel = self._acceleration(accel)
         self.cache = cache if accel.snapshot_cache else None
         cache = self.cache
         self.conf = conf or cluster.conf
@@ -172,12 +144,66 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self._placement_key_fns: Any = None  # placement_key's plugin keys, once looked up (_key_fns)
         # The jobs on which the session writes outputs of its own (fit errors, order keys), for a SnapshotCache
         # to clear before it hands them on.
-        self.reuse = snapshot_reuse(cache)  # (what an earlier session kept: framework.reuse, chosen once)
-        self.tree_reuse = queue_tree_reuse(cache)  # (the capacity plugin's: framework.queue_tree_reuse)
+        # What an earlier session kept (framework.reuse) and the capacity plugin's part of it
+        # (framework.queue_tree_reuse), chosen once.
+        self.reuse, self.tree_reuse = self._open_reuse(cache)
         self.output_log: list[Job] = self.reuse.output_log
         self._open_fast()
-        self.placement, self.victims = open_extension_points(self)  # the actions' (framework.extension_points)
+        self.placement, self.victims = self._open_extension_points()  # the actions' (framework.extension_points)
         self._snapshot()
+
+    # ---- the extension points, as the reference engine fills them (AcceleratedSession overrides) ------------
+    def _acceleration(self, accel: Acceleration | None) -> Acceleration:
+        """The reference engine takes no fast path, whatever it is asked."""
+        return REFERENCE
+
+    def _open_reuse(self, cache: SnapshotCache | None) -> tuple[SnapshotReuse, QueueTreeReuse]:
+        """Nothing kept: every node, job, task and the queue tree are built from the cluster objects."""
+        return NoReuse(), NoTreeReuse()
+
+    def _open_fast(self) -> None:
+        """The registries of the accelerated forms: none in the reference engine."""
+        self.vectorised = False
+
+    def _open_extension_points(self) -> tuple[NodePlacement, VictimPaths]:
+        """allocate's node choice and reclaim's / preempt's victim loops: Volcano's plain loops."""
+        return ReferencePlacement(self), ReferenceVictims(self)
+
+    def may_starve_now(self) -> list[Job] | None:
+        """The jobs that might starve now, where known: never in the reference engine (every job is asked)."""
+        return None
+
+    def starving_candidates(self) -> list[Job] | None:
+        """The only jobs JobStarving can answer yes for, where known: never here (every job is asked)."""
+        return None
+
+    def has_waiting_task(self) -> bool:
+        """Whether a job past Pending holds a Pending, ungated task: the only tasks reclaim and preempt act
+        for (their task queues hold nothing else), so without one, and with nothing traced, they decide
+        nothing and need not scan the jobs. (A job with a Pending task may starve: only those are asked,
+        where known.)"""
+        pending = TaskStatus.PENDING
+        candidates = self.may_starve_now()
+        for job in self.jobs.values() if candidates is None else candidates:
+            bucket = job.index.get(pending)
+            if bucket and not job.is_pending() and any(not t.sch_gated for t in bucket.values()):
+                return True
+        return False
+
+    def _closing_jobs(self) -> list[Job]:
+        """The jobs whose close answers the session works out: all of them."""
+        return list(self.jobs.values())
+
+    def victim_bound_exact(self) -> bool:
+        """Whether every request and allocatable is an integer small enough that node sums are exact
+        (`exact_integers`): only then does a sum over a superset of victims bound every victim set's sum,
+        and may reclaim / preempt pass over a node on that bound (NodeBound). A node holds only clones of
+        the jobs' tasks and of the pods outside every job (`loose`)."""
+        if self._bound_exact is None:
+            tasks = [t.resreq for job in self.jobs.values() for t in job.tasks.values()]
+            self._bound_exact = exact_integers(tasks) and exact_integers(t.resreq for t in self.loose) and \
+                exact_integers(node.allocatable for node in self.node_list)
+        return self._bound_exact
 
 
     # ---- registration --------------------------------------------------------------------
@@ -190,7 +216,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self._placement_key_fns = None
 
     def add_fast(self, point: str, plugin: str, form: FastForm) -> None:
-        """The one channel for a plugin's accelerated form of its `point` function (capacity.accel.forms):
+        """The one channel for a plugin's accelerated form of its `point` function (capacity.framework.fast_forms):
         kept only where the session's Acceleration allows that kind, so the reference engine never sees it.
         The forms answer exactly as the functions registered with add_fn (or bound them)."""
         accel = self.accel
@@ -267,20 +293,13 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         """JobOrderFn (session_plugins.go): the plugins, then creation time, then UID."""
         cached = self._less_cache.get("jobOrder")
         if cached is None:
-            key = self.job_key()
-            cached = _keyed_job_less(key) if key is not None else _first_decisive(self.flat("jobOrder"), _job_tie)
-            self._less_cache["jobOrder"] = cached
+            cached = self._less_cache["jobOrder"] = _first_decisive(self.flat("jobOrder"), _job_tie)
         return cached
 
     def job_key(self) -> Callable[[Job], tuple[Any, ...]] | None:
-        """The job order as a key when every enabled jobOrder plugin has one (OrderKey): the plugins'
-        keys in tier order, creation, UID, made once per job and kept on it (Job.order_key, dropped when
-        its gang counters move). job_less(l, r) is then key(l) < key(r), and no two jobs' keys are equal."""
-        pairs = self.flat("jobOrder")
-        keys = self.order_keys.get("jobOrder", {})
-        if not pairs or not all(name in keys for name, _fn in pairs):
-            return None
-        return _job_key(tuple(keys[name] for name, _fn in pairs), self.output_log)
+        """The job order as a key, where every enabled jobOrder plugin offers one (OrderKey): never in the
+        reference engine (AcceleratedSession's)."""
+        return None
 
     def queue_less(self) -> Callable[[QueueSpec, QueueSpec], bool]:
         """QueueOrderFn: the plugins, then creation time, then name."""
@@ -673,20 +692,12 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         """Break the session's reference cycles once its result is out, so that reference counting frees
         it at once.
 
-        Plugins and cached closures point back at the session, nodes at their NodeFit and it at them,
-        placements at the NodeFit, queue attributes at their parents and children. Left to the cyclic
-        collector, a cycle's whole session (some 140k objects at the openb scale) would be walked by the
-        collection that follows the cycle and by later ones before it is freed. The session is unusable
-        afterwards: only `run_cycle`, which never hands it out, calls this.
+        Plugins and cached closures point back at the session, queue attributes at their parents and
+        children (AcceleratedSession adds its NodeFit's). Left to the cyclic collector, a cycle's whole session
+        (some 140k objects at the openb scale) would be walked by the collection that follows the cycle and by
+        later ones before it is freed. The session is unusable afterwards: only `run_cycle`, which never hands
+        it out, calls this.
         """
-        fit = self._node_fit
-        if fit is not None:  # only a NodeFit points nodes at itself
-            self.reuse.released(fit)
-            for placement in fit.placements.values():
-                placement.per_node = placement.loop_args = placement.fit = placement.ssn = None  # type: ignore[assignment]
-            for node in fit.nodes:
-                node.fit = None
-            fit.__dict__.clear()
         for plugin in self.plugins.values():
             release = getattr(plugin, "release", None)
             if release is not None:

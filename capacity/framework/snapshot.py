@@ -16,12 +16,12 @@ from capacity.core.resources import Resource
 
 if TYPE_CHECKING:
     from capacity.accel import Acceleration
-    from capacity.accel.forms import PossibleFn
     from capacity.accel.nodefit import NodeFit
     from capacity.accel.pod_reading import PodReading
     from capacity.accel.snapshot_cache import SnapshotCache
     from capacity.core.cluster import Cluster
     from capacity.framework.extension_points import NodePlacement, VictimPaths
+    from capacity.framework.fast_forms import PossibleFn
     from capacity.framework.queue_tree_reuse import QueueTreeReuse
     from capacity.framework.reuse import SnapshotReuse
 
@@ -79,6 +79,10 @@ class SessionAttrs:
         def _starving_fns(self) -> list[tuple[str, Callable[..., Any]]]: ...
 
         def _link_changed(self, jobs: dict[str, Job], reused: set[str], reading: PodReading) -> None: ...
+
+        def _add_vector_form(self, point: str, plugin: str, form: Any) -> None: ...
+
+        def job_less(self) -> Callable[[Job, Job], bool]: ...
 
 
 class SessionSnapshot(SessionAttrs):

@@ -8,9 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from capacity.accel.capacity_bounds import CapacityVictimBounds
-from capacity.accel.capacity_open import CapacityOpenReuse
-from capacity.accel.capacity_order import CapacityOrderMemo
 from capacity.core.conf import get_int
 from capacity.core.model import Job, QueueSpec, Task
 from capacity.core.resources import (
@@ -64,12 +61,12 @@ LEAF_ONLY_QUIRK = "reclaim checks only the leaf's realCapability, not its ancest
 
 
 
-class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityOrderMemo, CapacityVictimBounds,
-                     CapacityBase):
+class CapacityPlugin(CapacityTree, CapacityFigures, CapacityBase):
     """capacity.go's rules: queue order, allocatable, enqueueable, preemptive, reclaimable, and the events
     that keep the queues' numbers. The build at open is CapacityTree's (capacity_tree.py), the trace's figures
-    CapacityFigures' (capacity_figures.py); the acceleration (capacity.accel) adds a memoised queue order,
-    victim bounds and the reuse of an earlier session's tree."""
+    CapacityFigures' (capacity_figures.py); the accelerated engine's subclass (capacity.accel.plugins:
+    AcceleratedCapacityPlugin) adds a memoised queue order, victim bounds and the reuse of an earlier
+    session's tree."""
 
 
     def on_session_open(self, ssn: Session) -> None:

@@ -275,6 +275,11 @@ def deduct_sch_gated(job: Job, r: Resource) -> Resource:
     return out
 
 
+def accumulated_parts(attr: QueueAttr) -> tuple[Resource, ...]:
+    """Copies of the numbers a tree build accumulates: allocated, request, inqueue, elastic."""
+    return attr.allocated.clone(), attr.request.clone(), attr.inqueue.clone(), attr.elastic.clone()
+
+
 def accumulate_job(attr: QueueAttr, job: Job, whole_inqueue: bool = False) -> None:
     """Step 3 of buildQueueAttrs: allocated, request, inqueue and elastic of one job. `whole_inqueue`: capacity
     before PR #5130 (v1.15.0), an Inqueue job's whole minResources (capacity.go:L467-471, L594-596 @v1.14.0)."""
@@ -576,12 +581,10 @@ class CapacityBase(Plugin):
     _open_paths: dict[str, tuple[QueueAttr, list[QueueAttr]]]
     _paths: dict[str, str]
     _leaves: Any  # (capacity.accel.capacity_open: the leaves a next session may take as they are)
+    _closed: Any  # (the same: what the last session reported at close, where its tree was kept)
 
     def _stall(self, why: str, obj: str, fld: str) -> None:
         raise NotImplementedError  # (CapacityTree)
 
-    def _accumulate_exact(self, prev: Any = None) -> bool:
-        raise NotImplementedError  # (capacity.accel.capacity_open.CapacityOpenReuse)
-
-    def _accumulate_carried(self, prev: Any, by_leaf: dict[str, list[Job]], ancestor_parts: Any = None) -> bool:
-        raise NotImplementedError  # (capacity.accel.capacity_open.CapacityOpenReuse)
+    def _accumulate_stepwise(self) -> bool:
+        raise NotImplementedError  # (CapacityTree)

@@ -7,13 +7,6 @@ from __future__ import annotations
 from operator import is_
 from typing import Any
 
-from capacity.accel.capacity_open import (
-    FixedTree,
-    _accumulation_exact,
-    _busy_queues,
-    _carried_leaves,
-    _parts,
-)
 from capacity.core.model import QueueSpec
 from capacity.core.resources import INFINITY, ZERO, Resource, exceeded_part, res_max, to_dict
 from capacity.plugins.capacity_attrs import (
@@ -23,6 +16,7 @@ from capacity.plugins.capacity_attrs import (
     QueueAttr,
     _delta,
     accumulate_job,
+    accumulated_parts,
     build_flat_attrs,
     flat_limits,
     inherit_capability,
@@ -87,54 +81,8 @@ class CapacityTree(CapacityBase):
 
     def _build_hierarchical(self) -> None:
         ssn = self.ssn
-        # The tree an earlier session built on the same specs and total, if kept (ssn.tree_reuse)
-        key, fixed = ssn.tree_reuse.kept_tree(self.name, ssn, self.total)
-        if fixed is not None:  # the same specs and total as an earlier session: its tree, fixed numbers
-            queues = ssn.queues
-            kept = fixed.attrs
-            fixed.attrs = None  # in use: a session that is never released leaves nothing to reuse
-            self._closed = fixed.closed  # what the last session reported at close, if it did
-            fixed.closed = None
-            carried = _carried_leaves(ssn, fixed)
-            busy = _busy_queues({job.queue for job in ssn.jobs.values()} if carried is None else carried, fixed.chains)
-            if kept is not None and len(fixed.specs) == len(queues) and all(map(is_, queues.values(), fixed.specs)):
-                attrs = self.attrs = kept
-                for name in busy | fixed.busy:
-                    attrs[name].reset()
-                self._order_pairs = fixed.order_pairs  # what they hold depends on the tree alone
-            else:
-                attrs = self.attrs
-                numbers = fixed.numbers
-                for name in fixed.chains:
-                    attrs[name] = QueueAttr.from_fixed(queues[name], numbers[name])
-                for name, names in fixed.chains.items():
-                    if names:
-                        chain = [attrs[a] for a in names]
-                        attrs[name].ancestors = chain
-                        chain[-1].children[name] = attrs[name]
-            prev, ancestor_parts = fixed.leaves, fixed.ancestor_parts
-            fixed.leaves = fixed.leaves_of = fixed.ancestor_parts = None
-            notes_at = len(ssn.notes)
-            if carried is not None:
-                stalled = self._accumulate_carried(prev, carried, ancestor_parts)
-            else:
-                stalled = self._accumulate_exact(prev) if _accumulation_exact(ssn.jobs.values()) else \
-                    self._accumulate_stepwise()
-            if not stalled:
-                fixed.leaves = getattr(self, "_leaves", None)
-                fixed.leaves_of = ssn.jobs
-                fixed.ancestor_parts = getattr(self, "_ancestor_parts", None)
-                self._keep = (fixed, list(queues.values()), busy)  # handed to `fixed` at release
-                ssn.notes.extend(fixed.notes)
-                for name in busy:  # the others have nothing allocated: their share is FixedNumbers.idle_share
-                    update_share(attrs[name], self.best_effort_share)
-                return None
-            # Stalled (a job in a queue with children): a build without the kept tree stops there too, before
-            # the root's and the checked numbers the kept tree starts from. Build so, for the same numbers
-            # (it finds and notes the stall again).
-            del ssn.notes[notes_at:]
-            self.attrs = {}
-            self._order_pairs = {}
+        if self._build_from_kept():  # (an earlier session's tree on the same specs and total: accelerated only)
+            return None
         for name in sorted(ssn.queues):
             attr = QueueAttr(ssn.queues[name])
             capability = ssn.queues[name].capability
@@ -158,8 +106,7 @@ class CapacityTree(CapacityBase):
                 chain.append(self.attrs[cur])
                 cur = (ssn.queues[cur].parent or ROOT) if cur != ROOT else ""
             attr.ancestors = list(reversed(chain))
-        exact = ssn.accel.exact_sums and _accumulation_exact(ssn.jobs.values())
-        if self._accumulate_exact() if exact else self._accumulate_stepwise():
+        if self._accumulate():
             return None
         root = self.attrs.get(ROOT)
         if root is None:
@@ -180,18 +127,24 @@ class CapacityTree(CapacityBase):
         self._check_hierarchical(root)
         # (pr3946: deserved reads requests, so the tree cannot be kept)
         if self.ready and not ssn.options.older("pr3946"):
-            def fixed_tree(key: Any) -> FixedTree:
-                tree = FixedTree(
-                    key, {name: [a.name for a in attr.ancestors] for name, attr in self.attrs.items()},
-                    {name: FixedNumbers(attr, self.best_effort_share) for name, attr in self.attrs.items()},
-                    ssn.notes[notes_before:])
-                tree.leaves = self._leaves if exact else None
-                tree.leaves_of = ssn.jobs
-                return tree
-
-            ssn.tree_reuse.keep_tree(self.name, key, fixed_tree)
+            self._keep_tree(notes_before)
         for attr in self.attrs.values():
             update_share(attr, self.best_effort_share)
+
+    # ---- where the accelerated plugin (capacity.accel.capacity_open.CapacityOpenReuse) does more ----------------
+    def _build_from_kept(self) -> bool:
+        """Take over an earlier session's tree built on the same specs and total; True if done. The reference
+        engine keeps none: every session builds its tree, as Volcano does."""
+        return False
+
+    def _accumulate(self) -> bool:
+        """Step 3 of the tree build (every job into its leaf and its ancestors); True if the build stalled."""
+        return self._accumulate_stepwise()
+
+    def _keep_tree(self, notes_before: int) -> None:
+        """Keep the tree just built for a later session on the same specs and total: the reference engine
+        keeps nothing."""
+        return None
 
     def _accumulate_stepwise(self) -> bool:
         """Step 3 of the tree build as Volcano does it: every job into its leaf, and the change that made
@@ -206,7 +159,7 @@ class CapacityTree(CapacityBase):
                 self._stall(f"job {job.uid} is in queue {attr.name}, which has child queues "
                             "(jobs must be in leaf queues)", f"PodGroup/{job.uid}", "spec.queue")
                 return True
-            before = _parts(attr)
+            before = accumulated_parts(attr)
             accumulate_job(attr, job, whole_inqueue)
             deltas = (_delta(attr.allocated, before[0]), _delta(attr.request, before[1]),
                       _delta(attr.inqueue, before[2]), _delta(attr.elastic, before[3]))

@@ -197,9 +197,10 @@ def summary(name: str, shown_cap: Mapping[str, Any], cap_how: Mapping[str, str],
 def queue_numbers(ssn: Any, queue: str) -> tuple[str, Resource, float, Resource] | None:
     """(plugin, allocated, share, deserved) of a queue as the first queue plugin in tier order holds them
     now, for the before/after view of an eviction; None when no plugin has the queue."""
+    queue_plugins = ssn.fns.get("queueOrder", {})  # (the plugins that registered a queue order)
     for plugin in ssn.plugins.values():
         attrs = getattr(plugin, "attrs", None)
-        if isinstance(attrs, dict) and hasattr(plugin, "queue_order"):
+        if isinstance(attrs, dict) and plugin.name in queue_plugins:
             attr = attrs.get(queue)
             if attr is not None and all(hasattr(attr, f) for f in ("allocated", "share", "deserved")):
                 return plugin.name, attr.allocated.clone(), attr.share, attr.deserved

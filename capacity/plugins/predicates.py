@@ -138,19 +138,14 @@ class PredicatesPlugin(Plugin):
     def _on_allocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
-            old = node.mirror.get(task.key)
             node.mirror[task.key] = task
             node.mark_touched()
-            if node.fit is not None:
-                node.fit.mirror_changed(node, old, task)
 
     def _on_deallocate(self, task: Task) -> None:
         node = self.ssn.nodes.get(task.node_name)
         if node is not None:
-            old = node.mirror.pop(task.key, None)
+            node.mirror.pop(task.key, None)
             node.mark_touched()
-            if node.fit is not None and old is not None:
-                node.fit.mirror_changed(node, old, None)
 
     def predicate(self, task: Task, node: Node) -> FitError | None:
         reasons: list[str] = []

@@ -6,7 +6,10 @@ The layers (ARCHITECTURE.md), lowest first; a module may import its own layer an
               version registry (capacity.versions)
   core        the rest of capacity.core: model, conf, cluster, webhook (admission rules), cards
   io          capacity.io: k8s, export, snapshot, openb, prometheus, volcano_image
-  engine      framework, plugins, actions, scheduler, and the acceleration beside them (capacity.accel.*)
+  engine      framework, plugins, actions: the reference engine, reading like Volcano's files
+  accel       the acceleration (capacity.accel.*): composed on top of the reference engine (AcceleratedSession,
+              AcceleratedCapacityPlugin, the plugins' fast forms), which never imports it when it runs
+  assembly    capacity.scheduler: the composition root (scheduler.go), which chooses one engine or the other
   time        capacity.simulation: sim, replay, workload, timeline
   analysis    capacity.analysis (explain, answers, what-if, lint, compare, check, charts), capacity.authoring
               (edits, job forms, lessons), capacity.plan, the version selector's diff and lint
@@ -37,7 +40,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("core", ("capacity.core", "capacity.core.*")),
     ("io", ("capacity.io", "capacity.io.*")),
     ("engine", ("capacity.framework", "capacity.framework.*", "capacity.plugins", "capacity.plugins.*",
-                "capacity.actions", "capacity.actions.*", "capacity.scheduler", "capacity.accel.*")),
+                "capacity.actions", "capacity.actions.*")),
+    ("accel", ("capacity.accel.*",)),
+    ("assembly", ("capacity.scheduler",)),
     ("time", ("capacity.simulation", "capacity.simulation.*")),
     ("analysis", ("capacity.analysis", "capacity.analysis.*", "capacity.authoring", "capacity.authoring.*",
                   "capacity.versions.cli", "capacity.versions.diff", "capacity.versions.lint",
@@ -177,6 +182,17 @@ def test_the_actions_do_not_import_acceleration() -> None:
     assert offenders == {}
 
 
+def test_the_reference_engine_does_not_import_acceleration_when_it_runs() -> None:
+    """Issue 28's direction, engine -> acceleration: no module of framework, plugins or actions imports a
+    capacity.accel module when it runs (annotations under TYPE_CHECKING only); the accelerated engine is
+    composed on top in capacity.accel and chosen by the scheduler. (The switch, `capacity.accel` itself, is base.)"""
+    graph = _graph()
+    reference = [m for m in graph if m.split(".")[1:2] in (["framework"], ["plugins"], ["actions"])]
+    assert len(reference) > 30
+    offenders = sorted(f"{m} imports {t}" for m in reference for t in graph[m] if t.startswith("capacity.accel."))
+    assert offenders == []
+
+
 def test_the_seam_check_sees_an_acceleration_import(tmp_path: Path) -> None:
     fast = tmp_path / "fast.py"
     fast.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
@@ -191,6 +207,7 @@ def test_the_checks_see_a_circle_and_an_upward_import(tmp_path: Path) -> None:
     """The graph checks themselves: a circle and an upward import, made up, are found."""
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert _layer("capacity.core.model") < _layer("capacity.framework.session") < _layer("capacity.simulation.sim")
+    assert _layer("capacity.plugins.capacity") < _layer("capacity.accel.nodefit") < _layer("capacity.scheduler")
     lazy = tmp_path / "lazy.py"
     lazy.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import capacity.simulation.sim\n"
                     "def f():\n    from capacity.core.model import Job\n")
@@ -236,3 +253,24 @@ def test_the_cache_check_sees_a_cache_test(tmp_path: Path) -> None:
     quiet.write_text("def f(self):\n    # (with a cache is None: nothing kept)\n    doc = 'cache is None'\n"
                      "    return self._tier_cache is None or self.cached is not None\n")
     assert _cache_tests(quiet) == []
+
+
+_ACCEL_ONLY = re.compile(r"\b(mirror_changed|node_fit|predicate_vector|node_scores_vector|victim_possible|"
+                         r"_accumulate_exact|_accumulate_carried)\b")
+
+
+def test_the_reference_engine_calls_no_accelerated_part() -> None:
+    """The reference plugins keep only Volcano's own state: the NodeFit's copy of a node's mirror, the vector
+    forms and the exact tree sums are kept up by the accelerated classes (capacity.accel.plugins,
+    capacity.accel.session), never called from framework, plugins or actions (predicates' event handlers used
+    to call `node.fit.mirror_changed`)."""
+    found = {}
+    for pkg in REFERENCE_PACKAGES:
+        for p in (ENGINE / pkg).rglob("*.py"):
+            with p.open("rb") as f:
+                tokens = list(tokenize.tokenize(f.readline))
+            code = [t for t, after in zip(tokens, tokens[1:])  # (calls only: `accel.node_fit` is the switch's field)
+                    if t.type == tokenize.NAME and _ACCEL_ONLY.fullmatch(t.string) and after.string == "("]
+            if code:
+                found[str(p.relative_to(ROOT))] = sorted({t.string for t in code})
+    assert found == {}

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from capacity.accel import capacity_open as cap  # (the accelerated build at open, and what it calls)
 from capacity.core.trace import Trace
-from capacity.plugins import capacity_tree as cap  # (the build at open, and what it calls)
 from capacity.plugins.capacity_attrs import _add_exceeded
 from capacity.scheduler import open_session
 from tests.builders import cluster, conf, node, pod, podgroup, queue

@@ -22,8 +22,9 @@ from capacity.accel import ACCELERATED, ENGINE_ENV, REFERENCE, Acceleration, eng
 from capacity.authoring.lessons import LessonRun, queue_numbers
 from capacity.core.errors import InputError
 from capacity.core.trace import Trace
-from capacity.framework.session import CycleResult
+from capacity.framework.session import CycleResult, Session
 from capacity.io.k8s import load_cluster_file, load_objects
+from capacity.plugins.capacity import CapacityPlugin
 from capacity.scheduler import open_session, simulate
 from capacity.simulation.sim import SimOptions, Simulator
 from tests.lesson_oracles import all_lessons
@@ -74,8 +75,15 @@ def test_the_switch_names_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     assert engine() is ACCELERATED
     monkeypatch.setenv(ENGINE_ENV, "reference")
     assert engine() is REFERENCE
-    ssn = open_session(load_objects(random_cluster(1, CONFS["hierarchy"], nodes=4, jobs=6)))
-    assert ssn.accel is REFERENCE and ssn.cache is None and ssn.node_fit() is None
+    cluster = load_objects(random_cluster(1, CONFS["hierarchy"], nodes=4, jobs=6))
+    ssn = open_session(cluster)
+    # the reference engine is the framework's Session and the plugins' own classes, nothing composed on top
+    assert type(ssn) is Session and ssn.accel is REFERENCE and ssn.cache is None
+    assert type(ssn.plugins["capacity"]) is CapacityPlugin
+    monkeypatch.setenv(ENGINE_ENV, "accelerated")
+    fast = open_session(cluster)
+    assert type(fast).__name__ == "AcceleratedSession" and type(fast.plugins["capacity"]).__name__ == \
+        "AcceleratedCapacityPlugin"
     monkeypatch.setenv(ENGINE_ENV, "fast")
     with pytest.raises(InputError, match="CAPACITY_LAB_ENGINE: 'fast' is not an engine"):
         engine()

@@ -11,9 +11,10 @@ import pytest
 import yaml
 
 from capacity.accel import ACCELERATED, REFERENCE, Acceleration
-from capacity.accel.forms import NodeVector, OrderFn, OrderKey, PossibleVictims
+from capacity.accel.session import AcceleratedSession
 from capacity.core.cluster import Cluster
 from capacity.core.trace import Trace
+from capacity.framework.fast_forms import NodeVector, OrderFn, OrderKey, PossibleVictims
 from capacity.framework.session import Session
 from capacity.io.k8s import load_objects
 from capacity.scheduler import open_session
@@ -52,7 +53,9 @@ def test_the_reference_engine_is_handed_no_form(monkeypatch: pytest.MonkeyPatch)
     ssn = _session(monkeypatch, REFERENCE)
     assert set(ssn.plugins) >= {"priority", "gang", "conformance", "predicates", "capacity", "nodeorder", "binpack"}
     assert (ssn.order_keys, ssn.order_lesses, ssn.order_heaps, ssn.order_fns) == ({}, {}, {}, {})
-    assert (ssn.possible_fns, ssn.vector_fns, ssn.vector_keys, ssn.node_fn_makers) == ({}, {}, {}, {})
+    assert ssn.possible_fns == {}
+    assert type(ssn) is Session  # the reference Session: no vector-form registries, no NodeFit at all
+    assert not hasattr(ssn, "vector_fns") and not hasattr(ssn, "_node_fit")
     # the queue order the heaps compare with is capacity's as written
     assert ssn.flat("queueOrder")[0][1].__func__ is type(ssn.plugins["capacity"])._queue_order
 
@@ -71,7 +74,7 @@ def test_the_accelerated_engine_gets_every_plugins_forms(monkeypatch: pytest.Mon
 
 
 def test_add_fast_keeps_a_form_only_where_the_engine_allows_its_kind() -> None:
-    ssn = Session(_cluster(), trace=Trace(enabled=False), accel=replace(ACCELERATED, order_keys=False))
+    ssn = AcceleratedSession(_cluster(), trace=Trace(enabled=False), accel=replace(ACCELERATED, order_keys=False))
     ssn.add_fast("jobOrder", "priority", OrderKey(lambda job: 0))
     ssn.add_fast("queueOrder", "capacity", OrderFn(lambda l, r: 0))
     ssn.add_fast("preemptable", "priority", PossibleVictims(lambda task: (None, lambda t: True)))

@@ -227,8 +227,10 @@ def test_capacity_bound_for_a_whole_table_reads_each_queues_counters_now() -> No
 
 
 def _no_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(Session, "victim_possible", lambda self, point, task: None)
-    monkeypatch.setattr(Session, "victim_bound_exact", lambda self: False)
+    from capacity.accel.session import AcceleratedSession
+    monkeypatch.setattr(AcceleratedSession, "victim_possible", lambda self, point, task: None)
+    for cls in (Session, AcceleratedSession):
+        monkeypatch.setattr(cls, "victim_bound_exact", lambda self: False)
 
 
 def _decisions(objs: list[dict[str, Any]], vectorised: bool, cycles: int = 3) -> dict[str, Any]:

@@ -4,7 +4,8 @@
 Each form answers exactly as the plugin's function at `point` (registered with `Session.add_fn`) would, or
 bounds it; the Session uses a form only where its engine's Acceleration allows that kind (`Acceleration`
 field in brackets). The plugins' own files register Volcano's functions only; their forms live in
-capacity.accel (plugin_forms.py says which plugin offers which) and are attached at session open.
+capacity.accel (plugin_forms.py says which plugin offers which) and are attached at session open. This module is
+the channel's vocabulary, so it sits with the framework: the reference engine declares it and hands no form on.
 
     OrderKey         the order function as a key                          (order_keys)
     OrderLess        the order and the tie-break after it as one `less`   (order_keys)
