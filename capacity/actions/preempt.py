@@ -410,8 +410,8 @@ def _end_failed_node(ssn: Session, stmt: Statement, node_stmt: Statement, task: 
     evicted = [op.task.key for op in node_stmt.operations]
     if ssn.options.older("pr5010"):
         ssn.trace.event("preemptEvictionsKept", task.key, node.name, evictions=evicted, switch="pr5010",
-                        words=f"{ssn.options.older_words('pr5010')}: {', '.join(evicted)} on {node.name} stay "
-                              f"evicted though {task.key} does not fit there")
+                        words=f"{ssn.options.older_words('pr5010')}: the evictions of {', '.join(evicted)} on "
+                              f"{node.name} are not undone though {task.key} does not fit there")
         stmt.merge(node_stmt)
         return
     ssn.trace.event("preemptRollback", task.key, node.name, evictions=evicted,
