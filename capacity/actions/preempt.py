@@ -196,11 +196,26 @@ def preempt_within_jobs(run: PreemptRun, queue: QueueSpec) -> None:
             task = tasks.pop()
             stmt = Statement(ssn)
             if not preempt(run, stmt, task, own_job_filter(task)):
-                stmt.discard()
+                _end_failed_within_job(ssn, stmt, task)
                 ssn.trace.event("preemptFailed", task.key, False, job=job.uid, phase="withinJob",
                                 why="no placement; the rest of this job's pending tasks are not tried")
                 break
             stmt.commit()
+
+
+def _end_failed_within_job(ssn: Session, stmt: Statement, task: Task) -> None:
+    """A within-job attempt that placed nothing is discarded (preempt.go:L279-285 @v1.15.0); before PR
+    #5010 it was committed, with the evictions its failed nodes kept (preempt.go:L271 @v1.14.0)."""
+    if not ssn.options.older("pr5010"):
+        stmt.discard()
+        return
+    if stmt.operations:
+        evicted = [op.task.key for op in stmt.operations]
+        ssn.trace.event("preemptFailedKept", task.key, True, operations=len(stmt.operations), switch="pr5010",
+                        evictions=evicted,
+                        words=f"{ssn.options.older_words('pr5010')}: {', '.join(evicted)} stay evicted though "
+                              f"{task.key} was not placed")
+    stmt.commit()
 
 
 def other_jobs_filter(ssn: Session, preemptor: Task, job: Job) -> VictimFilter:
@@ -373,11 +388,7 @@ def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: 
         preempted.add(victim.resreq)
         fits = fits_on_node(ssn, queue, task, node)
     if not fits:
-        if node_stmt.operations:
-            ssn.trace.event("preemptRollback", task.key, node.name,
-                            evictions=[op.task.key for op in node_stmt.operations],
-                            why="the task still does not fit (queue Allocatable, FutureIdle or predicate)")
-        node_stmt.discard()
+        _end_failed_node(ssn, stmt, node_stmt, task, node)
         return False
     # Volcano: evictionOccurred = !preempted.IsEmpty(), so evicting only BestEffort pods leaves it false.
     before = queues_now(ssn, task) if traced else None
@@ -386,6 +397,26 @@ def try_node(ssn: Session, stmt: Statement, task: Task, queue: QueueSpec, node: 
         file_placement(ssn, "preempt", task, node.name, before)
     stmt.merge(node_stmt)
     return True
+
+
+def _end_failed_node(ssn: Session, stmt: Statement, node_stmt: Statement, task: Task, node: Node) -> None:
+    """The evictions on a node where the task still does not fit are undone (preempt.go:L425-426 @v1.15.0).
+
+    Before PR #5010 they were made on the caller's statement and stayed (preempt.go:L381-416 @v1.14.0):
+    later nodes see them, and they are committed with it (between jobs: if the job is pipelined).
+    """
+    if not node_stmt.operations:
+        return
+    evicted = [op.task.key for op in node_stmt.operations]
+    if ssn.options.older("pr5010"):
+        ssn.trace.event("preemptEvictionsKept", task.key, node.name, evictions=evicted, switch="pr5010",
+                        words=f"{ssn.options.older_words('pr5010')}: the evictions of {', '.join(evicted)} on "
+                              f"{node.name} are not undone though {task.key} does not fit there")
+        stmt.merge(node_stmt)
+        return
+    ssn.trace.event("preemptRollback", task.key, node.name, evictions=evicted,
+                    why="the task still does not fit (queue Allocatable, FutureIdle or predicate)")
+    node_stmt.discard()
 
 
 def fits_on_node(ssn: Session, queue: QueueSpec, task: Task, node: Node) -> bool:

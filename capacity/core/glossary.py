@@ -51,6 +51,8 @@ KINDS: dict[str, str] = {
     "reprieveOrder": "an older release spared preemption victims from the least important up",
     "preemptQueueOrder": "an older release took preempt's queues in the order met, not the queue order",
     "preemptorPushedBack": "an older release let the job preempt a second time",
+    "preemptEvictionsKept": "an older release kept preempt's evictions on a node the pod still did not fit",
+    "preemptFailedKept": "an older release kept the evictions of a within-job attempt that placed nothing",
     "releasingNotCounted": "an older release did not count terminating pods toward the PodGroup's phase",
     "releasingUnschedulable": "an older release marked a job with terminating pods Unschedulable",
     "tentativeEvict": "victim marked for eviction (committed only if the attempt succeeds)",

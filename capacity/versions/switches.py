@@ -134,6 +134,12 @@ SWITCHES: tuple[Switch, ...] = (
            "the queue webhook compared deserved, guarantee and capability as whole resources (an unset dimension "
            "read as 0), a capability with the direct parent's and children's only, sums with the parent's own "
            "value or else its capability, and had no depth limit or root protection (fixed in v1.14.2 too)"),
+    Switch("pr5010", 5010, "v1.15.0", "preempt",
+           "preempt undoes the evictions on a node where the preemptor still does not fit, and discards a "
+           "within-job attempt that placed nothing",
+           "preempt kept the evictions made on a node where the preemptor still did not fit (later nodes saw "
+           "them; between jobs they were committed when the job ended pipelined), and committed a within-job "
+           "attempt's evictions even when it placed nothing"),
     Switch("pr5053", 5053, "v1.15.0", "capacity",
            "a queue may not reclaim beyond its realCapability",
            "capacity let a queue reclaim even when allocated + request exceeded its realCapability"),
@@ -196,8 +202,6 @@ class Unmodelled:
 
 
 UNMODELLED: tuple[Unmodelled, ...] = (
-    Unmodelled(5010, "v1.15.0", "preempt", "a node's evictions for a preemptor that is then not pipelined are "
-               "undone, and preempt's within-job phase discards a failed attempt (it committed its evictions)"),
     Unmodelled(5067, "v1.15.0", "reclaim", "a node's evictions are undone when the pod still does not fit there "
                "(only an eviction error gets there since PR #4774: none happens in a simulation)"),
     Unmodelled(5528, "HEAD", "allocate", "a PrePredicate failure no longer stops allocating the rest of the job "
