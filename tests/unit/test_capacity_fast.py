@@ -202,6 +202,7 @@ def test_enqueue_with_few_queues_holding_pending_jobs_is_the_reference(pending_q
     assert refused, "some job should be refused"
 
 
+@pytest.mark.usefixtures("accelerated_engine")  # (the memoised order is the accelerated plugin's)
 def test_queue_order_with_kept_pairs_is_the_written_order() -> None:
     """capacity.queue_order (pairs of attributes kept per session) answers as _queue_order, the order as
     capacity.go writes it, whatever the live shares; flat and hierarchical, leaves and inner queues."""

@@ -148,6 +148,7 @@ def _best_effort_tree(rnd: random.Random) -> list[dict[str, Any]]:
     return objs
 
 
+@pytest.mark.usefixtures("accelerated_engine")  # (the compiled heap is the accelerated plugin's)
 @pytest.mark.parametrize("release", ["1.13", "head"])
 @pytest.mark.parametrize("seed", range(3))
 def test_compiled_queue_heap_pops_as_the_python_heap_on_either_share_rule(release: str, seed: int) -> None:
