@@ -766,7 +766,7 @@ def _check_admission(ctx: _Context) -> list[Finding]:
             fix = e.fix
             if e.repair and not e.switch:  # the raise checked end to end (HEAD rules): what the webhook asks next
                 from capacity.analysis.whatif import webhook_fix  # (lazily: it runs the scheduler)
-                full = webhook_fix(ctx.cluster, e.repair)
+                full = webhook_fix(ctx.cluster, e.repair, ctx.lacking)
                 asked = {f"raise {r.kind} of queue {r.queue}:" for r in e.repair}
                 if full and any(not part.startswith(tuple(asked)) for part in full.split(" + ")):
                     fix = f"{e.fix}; the webhook then also asks for more, so the whole change it accepts is: {full}"

@@ -1,0 +1,33 @@
+"""The analysis tools judge a change with the chosen Volcano release's queue webhook (issue 29): what-if
+proposes what that release accepts, in its words, and never a refusal only HEAD's webhook makes."""
+
+from __future__ import annotations
+
+from capacity.analysis.whatif import what_if
+from capacity.framework.session import SessionOptions
+from capacity.versions import version
+from tests.builders import cluster
+from tests.unit.test_whatif_safe import nested_capability
+
+
+def on(release: str) -> SessionOptions:
+    v = version(release)
+    return SessionOptions(lacking=v.lacking, version=v.label)
+
+
+def test_what_if_on_v1_13_uses_v1_13s_webhook_not_heads() -> None:
+    # c's capability equals its parent p's: HEAD's webhook refuses raising c alone (PR #4864, v1.14.0) and
+    # asks for p's raise; v1.13's accepts it, so its answer must not quote HEAD's refusal
+    head = what_if(cluster(*nested_capability()), "ns1/job", options=on("head"))
+    old = what_if(cluster(*nested_capability()), "ns1/job", options=on("1.13"))
+    both = ["raise capability of queue p: cpu 2 -> 3", "raise capability of queue c: cpu 2 -> 3"]
+    assert [c.parts for c in head.changes if c.kind == "combined"] == [both]
+    assert [c.parts for c in old.changes if c.kind == "combined"] == [both]
+    assert next(c for c in head.changes if c.kind == "combined").webhook_asked == [
+        "Queue/c: queue c capability[cpu]=3 exceeds its ancestor's capability=2"]
+    assert all(not c.webhook_asked for c in old.changes)
+    # v1.13 words its own refusal of a deserved above the capability (vq.go:L216-241 @v1.13.0)
+    assert any(r.startswith("raise deserved of queue c: cpu 0 -> 3, memory 0 -> 2Gi: Queue/c: requestBody.spec."
+                            "deserved: Invalid value: \"cpu 3000.00, memory 2147483648.00\": deserved should less "
+                            "equal than capability") for r in old.refused)
+    assert not any("deserved should less equal than capability" in r for r in head.refused)
