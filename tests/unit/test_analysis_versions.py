@@ -31,3 +31,46 @@ def test_what_if_on_v1_13_uses_v1_13s_webhook_not_heads() -> None:
                             "deserved: Invalid value: \"cpu 3000.00, memory 2147483648.00\": deserved should less "
                             "equal than capability") for r in old.refused)
     assert not any("deserved should less equal than capability" in r for r in head.refused)
+
+
+def _one_candidate_plan(**extra: object) -> dict:
+    from tests.unit.test_plan import SPEC
+    raw = {**SPEC, **extra}
+    # prod-serving guaranteeing 4 GPUs under a production that guarantees 2: HEAD's webhook refuses the sum
+    # (PR #4864, v1.14.0); v1.13's webhook checks no queue against its parent
+    raw["vary"] = [{"queue": "prod-serving", "field": "guarantee", "resource": "nvidia.com/gpu", "values": [4]},
+                   {"queue": "production", "field": "guarantee", "resource": "nvidia.com/gpu", "values": [2]}]
+    return raw
+
+
+def test_plan_judges_candidates_with_the_chosen_releases_webhook(tmp_path, capsys) -> None:
+    import yaml
+
+    from capacity.cli import main
+    from capacity.plan.backends import InlineBackend
+    from capacity.plan.run import run_plan
+    from capacity.plan.spec import parse_spec, with_release
+
+    head = run_plan(parse_spec(_one_candidate_plan()), InlineBackend()).rows
+    assert [r["status"] for r in head] == ["rejected"] and "sum of children's guarantee" in head[0]["error"]
+    old = parse_spec(_one_candidate_plan(volcano="1.13"))
+    assert old.version == "v1.13"
+    assert [r["status"] for r in run_plan(old, InlineBackend()).rows] == ["ok"]
+    assert with_release(parse_spec(_one_candidate_plan()), "1.13").lacking == old.lacking
+    # the CLI flag overrides the spec's release
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(_one_candidate_plan()))
+    assert main(["plan", str(path), "--workers", "1", "--no-progress"]) == 0
+    assert "0 replayed, 1 refused" in capsys.readouterr().out
+    assert main(["plan", str(path), "--volcano-version", "1.13", "--workers", "1", "--no-progress"]) == 0
+    assert "1 replayed, 0 refused" in capsys.readouterr().out
+
+
+def test_plan_names_an_unknown_release_as_the_specs_field() -> None:
+    import pytest
+
+    from capacity.core.errors import InputError
+    from capacity.plan.spec import parse_spec
+    with pytest.raises(InputError) as err:
+        parse_spec(_one_candidate_plan(volcano="0.9"))
+    assert err.value.field == "volcano" and "1.13" in err.value.message  # the releases it knows
