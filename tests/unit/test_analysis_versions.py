@@ -74,3 +74,22 @@ def test_plan_names_an_unknown_release_as_the_specs_field() -> None:
     with pytest.raises(InputError) as err:
         parse_spec(_one_candidate_plan(volcano="0.9"))
     assert err.value.field == "volcano" and "1.13" in err.value.message  # the releases it knows
+
+
+def test_lint_weight_finding_follows_the_chosen_release() -> None:
+    # before PR #4208 (v1.12.0) the CRD had no weight bounds: v1.11's webhook refuses only a weight <= 0
+    from capacity.analysis.lint import lint
+    from tests.builders import queue
+    c = cluster(queue("big", weight=70000), queue("neg", weight=-3))
+
+    def weight_findings(release: str) -> dict[str, str]:
+        return {f.obj: f.message for f in lint(c, version(release).lacking) if f.rule == "queue-weight-invalid"}
+
+    assert weight_findings("head") == {"Queue/big": "weight 70000 is outside 1..65535",
+                                       "Queue/neg": "weight -3 is outside 1..65535"}
+    assert weight_findings("1.12") == weight_findings("head")
+    assert weight_findings("1.11") == {
+        "Queue/neg": "requestBody.spec.weight: Invalid value: -3: queue weight must be a positive integer"}
+    old = next(f for f in lint(c, version("1.11").lacking) if f.rule == "queue-weight-invalid")
+    assert "before PR #4208 (v1.12.0)" in old.volcano_does
+    assert not any(f.rule.startswith("webhook-weight") for f in lint(c, version("1.11").lacking))
