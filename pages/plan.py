@@ -91,7 +91,8 @@ if ss.pop("plan_requested", False):
                     [{"metric": "wait_p95", "queue": goal_queue, "at_most": int(wait)},
                      {"metric": "utilisation", "resource": main_resource, "at_least": float(util)},
                      {"metric": "evictions", "at_most": int(evictions)}],
-                    {"strategy": strategy, "seed": int(search_seed), "candidates": int(count), "batch": 2})
+                    {"strategy": strategy, "seed": int(search_seed), "candidates": int(count), "batch": 2},
+                    volcano=ws.options.version)  # the chosen release's webhook and scheduler judge candidates
     try:
         spec = parse_spec(raw, source="plan")
         prepared = prepare(spec)

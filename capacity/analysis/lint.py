@@ -31,7 +31,7 @@ from capacity.core.quantity import format_resource_value as _fmt  # the one quan
 from capacity.core.quantity import format_resources
 from capacity.core.resources import INFINITY, MIN_RESOURCE, ZERO, Resource, res_max
 from capacity.core.text import safe_lines
-from capacity.core.webhook import AdmissionError, is_admission_warning, validate_cluster
+from capacity.core.webhook import AdmissionError, is_admission_warning, queue_weight, validate_cluster
 from capacity.io.k8s import (
     CONFIGMAP_NAME,
     MAX_QUEUE_DEPTH,
@@ -741,7 +741,7 @@ def _root_quota(ctx: _Context) -> list[Finding]:
 #: Webhook rules an older rule here already reports for the same field (with the scheduler's side too).
 _WEBHOOK_REPORTED_AS = {"self-parent": "self-parent", "queue-too-deep": "queue-too-deep",
                         "parent-missing": "unknown-parent", "state-invalid": "queue-state-invalid",
-                        "weight-out-of-range": "queue-weight-invalid",
+                        "weight-out-of-range": "queue-weight-invalid", "weight-not-positive": "queue-weight-invalid",
                         "capability-above-ancestor": "child-capability-above-parent"}
 
 
@@ -766,7 +766,7 @@ def _check_admission(ctx: _Context) -> list[Finding]:
             fix = e.fix
             if e.repair and not e.switch:  # the raise checked end to end (HEAD rules): what the webhook asks next
                 from capacity.analysis.whatif import webhook_fix  # (lazily: it runs the scheduler)
-                full = webhook_fix(ctx.cluster, e.repair)
+                full = webhook_fix(ctx.cluster, e.repair, ctx.lacking)
                 asked = {f"raise {r.kind} of queue {r.queue}:" for r in e.repair}
                 if full and any(not part.startswith(tuple(asked)) for part in full.split(" + ")):
                     fix = f"{e.fix}; the webhook then also asks for more, so the whole change it accepts is: {full}"
@@ -867,7 +867,12 @@ def _check_queue_fields(ctx: _Context) -> list[Finding]:
                 f"state {q.state!r} is not one of {', '.join(QUEUE_STATES)} (case matters)",
                 "the queue webhook accepts only Open or Closed; the scheduler treats anything but a literal "
                 "'Open' as closed"))
-        if not 1 <= q.weight <= MAX_WEIGHT:
+        weight_errors = queue_weight(q, lacking=ctx.lacking)  # the chosen release's rule (core.webhook)
+        if weight_errors and weight_errors[0].switch:
+            e = weight_errors[0]
+            out.append(Finding("error", "queue-weight-invalid", obj, "spec.weight", e.message,
+                               f"the queue webhook rejects it ({_release_note(e)}); fix: {e.fix}"))
+        elif weight_errors:
             out.append(Finding(
                 "error", "queue-weight-invalid", obj, "spec.weight", f"weight {q.weight} is outside 1..{MAX_WEIGHT}",
                 "the queue webhook and CRD reject it (weight must be a positive integer up to 65535)"))

@@ -239,7 +239,7 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
         if weight is not None and any(c.kind == "weight" for c in found):
             continue  # a smaller weight already does it
         asked: list[str] = []
-        trial, refusal = _admitted(cluster, edits, weight, pg.queue, asked)
+        trial, refusal = _admitted(cluster, edits, weight, pg.queue, asked, _lacking(options))
         if refusal is not None:
             text = f"{_describe_edits(cluster, edits, weight, pg.queue)}: {refusal}"
             if text not in answer.refused:
@@ -304,7 +304,10 @@ def _path(cluster: Cluster, leaf: str) -> list[str]:
 def _queue_candidates(cluster: Cluster, ssn: Any, leaf: str, need: Resource,
                       dims: list[str]) -> list[tuple[list[Edit], int | None]]:
     """Raise the capability, deserved or guarantee of the queue or of an ancestor to what the job needs on top
-    of what that queue holds (allocated, and for capability also admitted: inqueue)."""
+    of what that queue holds (allocated, and for capability also admitted: inqueue); then each kind raised on
+    every queue of the path at once. HEAD's webhook asks for an ancestor's raise itself (its repair); an
+    older release's webhook accepts the child's raise alone, which its scheduler then still blocks at the
+    ancestor, so the raise of the whole path must be a candidate of its own."""
     plugin = ssn.plugins.get("capacity") or ssn.plugins.get("proportion")
     attrs = getattr(plugin, "attrs", {}) or {}
     out: list[tuple[list[Edit], int | None]] = []
@@ -331,6 +334,10 @@ def _queue_candidates(cluster: Cluster, ssn: Any, leaf: str, need: Resource,
                     edits.append(Edit(name, kind, d, want))
             if edits:
                 out.append((edits, None))
+    for kind in ("capability", "deserved", "guarantee"):
+        on_path = [e for edits, _ in out for e in edits if e.kind == kind]
+        if len({e.queue for e in on_path}) > 1:
+            out.append((on_path, None))
     return out
 
 
@@ -356,11 +363,16 @@ def _depth(cluster: Cluster, name: str) -> int:
     return len(_path(cluster, name))
 
 
+def _lacking(options: SessionOptions | None) -> frozenset[str]:
+    """The switches the chosen Volcano release lacks: its queue webhook is the one that judges a change."""
+    return options.lacking if options is not None else frozenset()
+
+
 def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str,
-              asked: list[str] | None = None) -> tuple[Cluster, str | None]:
+              asked: list[str] | None = None, lacking: frozenset[str] = frozenset()) -> tuple[Cluster, str | None]:
     """Apply the edits as the UPDATEs a user would send, ancestors first; when the webhook refuses one, add
     the raises it asks for (its refusals go to `asked`) and start again. Returns the changed copy, or why it
-    cannot be done."""
+    cannot be done. `lacking`: the chosen release's missing switches (its webhook rules, core.webhook_releases)."""
     edits = list(edits)
     asked = asked if asked is not None else []
     for _ in range(REPAIR_ROUNDS):
@@ -370,7 +382,7 @@ def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str
         for name in names:
             old = trial.queues[name]
             new = _apply(old, edits)
-            errors = validate_update(old, new, trial)
+            errors = validate_update(old, new, trial, lacking)
             if errors:
                 break
             trial.queues[name] = new
@@ -378,7 +390,7 @@ def _admitted(cluster: Cluster, edits: list[Edit], weight: int | None, leaf: str
             old = trial.queues[leaf]
             new = copy.deepcopy(old)
             new.weight = weight
-            errors = validate_update(old, new, trial)
+            errors = validate_update(old, new, trial, lacking)
             if not errors:
                 trial.queues[leaf] = new
         if not errors:
@@ -538,16 +550,16 @@ def _relative(r: Resource, dims: list[str], total: Resource, verb: str) -> tuple
 __all__ = ["EXTRA_CYCLES", "ROOT", "Change", "WhatIf", "what_if", "what_would_change"]
 
 
-def webhook_fix(cluster: Cluster, repair: tuple[Edit, ...] | list[Edit]) -> str:
+def webhook_fix(cluster: Cluster, repair: tuple[Edit, ...] | list[Edit], lacking: frozenset[str] = frozenset()) -> str:
     """A webhook refusal's fix checked end to end: apply its raises as the UPDATEs a user would send (parents
     first), add what the webhook asks for next (a parent's guarantee needs a deserved at least as large, ...)
     until it accepts them all; the whole change in words, or "" when it cannot be completed.
 
     5634: "raise org's guarantee to cpu 2" alone is refused again (a guarantee above its unset deserved);
-    the full fix also raises org's deserved."""
+    the full fix also raises org's deserved. `lacking`: the chosen release's missing switches (its webhook)."""
     if not repair:
         return ""
-    trial, error = _admitted(cluster, list(repair), None, "")
+    trial, error = _admitted(cluster, list(repair), None, "", None, lacking)
     if error is not None:
         return ""
     changed = sorted((n for n in cluster.queues if _differs(cluster.queues[n], trial.queues[n])),

@@ -37,6 +37,8 @@ def add_parser(sub: Any) -> None:
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="a progress bar with an ETA on stderr (default: when stderr is a terminal)")
+    from capacity.versions.cli import add_version_arg
+    add_version_arg(s)  # overrides the spec's `volcano:`: that release's webhook and scheduler judge candidates
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
     if args.results and not args.resume:
         check_writable("--results", args.results)
     spec = read_spec(args.spec)
+    if getattr(args, "volcano_version", None) is not None:
+        from capacity.plan.spec import with_release
+        spec = with_release(spec, args.volcano_version.label)
     prepared = prepare(spec)
     backend = make_backend(args.ray, args.workers)
     show = sys.stderr.isatty() if args.progress is None else args.progress

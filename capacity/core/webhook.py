@@ -141,6 +141,15 @@ def _weight(q: QueueSpec, create: bool) -> list[AdmissionError]:
                            "scheduling.volcano.sh_queues.yaml:L167-172")]
 
 
+def queue_weight(q: QueueSpec, create: bool = False, lacking: frozenset[str] = frozenset()) -> list[AdmissionError]:
+    """Why the chosen release refuses the queue's spec.weight (lint asks this, never re-deriving the bounds):
+    the CRD's bounds, or before PR #4208 (v1.12.0) the webhook's own weight > 0 check."""
+    if "pr4208" in lacking:
+        from capacity.core.webhook_releases import weight
+        return weight(q, create)
+    return _weight(q, create)
+
+
 def _hierarchy_annotations(q: QueueSpec, queues: Mapping[str, QueueSpec]) -> list[AdmissionError]:
     """validateHierarchicalAttributes (vq.go:L147-203): the older annotation-based hierarchy."""
     path = q.annotations.get(HIERARCHY_KEY, "")
@@ -182,6 +191,9 @@ def validate_fields(q: QueueSpec, queues: Mapping[str, QueueSpec], create: bool 
     if lacking & _OLD_QUANTITIES:
         from capacity.core.webhook_releases import quantities as older
         quantities = older(q, quantities, lacking)
+    if "pr4208" in lacking:  # no CRD bounds yet: the webhook's own weight check (capacity.core.webhook_releases)
+        from capacity.core.webhook_releases import weight
+        return quantities + _state(q) + weight(q, create) + _hierarchy_annotations(q, queues)
     return quantities + _state(q) + _hierarchy_annotations(q, queues) + _weight(q, create)
 
 

@@ -11,7 +11,9 @@ consulted when the chosen release lacks that change (`lacking`, switch ids of `c
   LessPartly (validate_queue.go:L216-241 @v1.13.0);
 * `pr4973-webhook` (v1.15.0, cherry-picked into v1.14.2): before it the capability was compared with the
   parent's only (an unset parent capability read as 0), sums were checked against the parent's own value or
-  else its capability, no depth limit and no root protection (validate_queue.go:L221-534 @v1.14.0).
+  else its capability, no depth limit and no root protection (validate_queue.go:L221-534 @v1.14.0);
+* `pr4208` (v1.12.0): the Queue CRD had no spec.weight bounds; the webhook's own check (weight > 0) refused
+  what the API server now refuses first (validate_queue.go:L206-212 @v1.11.0), and no weight was too large.
 
 Each error an older rule writes carries its switch id, so a report can say which change it predates.
 """
@@ -40,12 +42,26 @@ from capacity.core.webhook_base import (
 
 PR4033, PR4470, PR4697 = "pr4033", "pr4470", "pr4697"
 PR4864_WEBHOOK, PR4973_WEBHOOK = "pr4864-webhook", "pr4973-webhook"
+PR4208 = "pr4208"
 #: Every webhook switch: a release lacking none of them runs HEAD's webhook unchanged.
-WEBHOOK_SWITCHES = frozenset({PR4033, PR4470, PR4697, PR4864_WEBHOOK, PR4973_WEBHOOK})
+WEBHOOK_SWITCHES = frozenset({PR4033, PR4208, PR4470, PR4697, PR4864_WEBHOOK, PR4973_WEBHOOK})
 
 
 def _tag(errors: list[AdmissionError], switch: str) -> list[AdmissionError]:
     return [replace(e, switch=switch) for e in errors]
+
+
+# ---- spec.weight before the Queue CRD bounded it ----------------------------------------------------------
+def weight(q: QueueSpec, create: bool) -> list[AdmissionError]:
+    """validateWeightOfQueue (vq.go:L206-212 @v1.11.0): a weight must be > 0, with no upper bound (the CRD had
+    none before PR #4208, v1.12.0); on CREATE the mutating webhook first turns 0 into 1
+    (mutate_queue.go:L133-140 @v1.11.0). From v1.12.0 the CRD bounds refuse first, so this check, dropped by
+    PR #4813 in v1.14.0, never decided again."""
+    if q.weight > 0 or (q.weight == 0 and create):
+        return []
+    msg = f"requestBody.spec.weight: Invalid value: {q.weight}: queue weight must be a positive integer"
+    return [AdmissionError(q.name, "spec.weight", msg, "weight-not-positive", "set spec.weight to 1 or more",
+                           "vq.go:L206-212 @v1.11.0", (), PR4208)]
 
 
 # ---- validateQueue's resource checks before v1.15 -------------------------------------------------------

@@ -30,6 +30,7 @@ class Base:
     queues_with_jobs: tuple[str, ...]     # leaf queues that receive jobs: one wait column each
     totals: dict[str, float]              # ready nodes' allocatable per resource (internal units)
     known_rejections: frozenset[str]      # webhook errors the starting cluster already has
+    lacking: frozenset[str] = frozenset()  # the chosen release's missing switches: its webhook judges
 
 
 def build_base(spec: PlanSpec) -> Base:
@@ -51,9 +52,9 @@ def build_base(spec: PlanSpec) -> Base:
         if g.queue and g.queue not in cluster.queues:
             raise InputError(spec.source, "goals", f"queue {g.queue!r} is not in the cluster")
     from capacity.core.webhook import validate_cluster
-    known = frozenset(str(e) for errs in validate_cluster(cluster).values() for e in errs)
+    known = frozenset(str(e) for errs in validate_cluster(cluster, spec.lacking).values() for e in errs)
     queues = sorted({pg.queue for pg in cluster.podgroups.values() if pg.queue in cluster.queues})
-    return Base(cluster, tuple(queues), node_totals(cluster), known)
+    return Base(cluster, tuple(queues), node_totals(cluster), known, spec.lacking)
 
 
 def _cluster(c: dict[str, Any]) -> Cluster:
@@ -141,7 +142,7 @@ def refusal(base: Base, cluster: Cluster, constraints: tuple[SumConstraint, ...]
                     f"{format_resource_value(con.resource, total)}, not {what} "
                     f"{format_resource_value(con.resource, want)}")
     from capacity.core.webhook import validate_cluster
-    for errs in validate_cluster(cluster).values():
+    for errs in validate_cluster(cluster, base.lacking).values():  # the chosen release's webhook
         for e in errs:
             if str(e) not in base.known_rejections:
                 return f"webhook: {e}"

@@ -72,7 +72,7 @@ def run_replay(spec: PlanSpec, base: Base, cluster: Any) -> dict[str, Any]:
     """The replay itself (a seam the tests use to make one candidate fail)."""
     from capacity.plan.figures import replay_figures
     return replay_figures(cluster, base.queues_with_jobs, spec.period, spec.until, spec.max_cycles,
-                          goal_windows(spec), goal_resources(spec, base))
+                          goal_windows(spec), goal_resources(spec, base), spec.lacking, spec.version)
 
 
 def figure_columns(spec: PlanSpec, base: Base) -> list[str]:

@@ -24,12 +24,15 @@ _PERCENTILES = {"wait_p50": 50.0, "wait_p95": 95.0}
 
 
 def replay_figures(cluster: Cluster, queues: tuple[str, ...], period: float, until: float | None,
-                   max_cycles: int | None, within: tuple[float, ...], resources: tuple[str, ...]) -> dict[str, Any]:
-    """Replay `cluster` (which the simulator takes over) and return its figures by results column."""
+                   max_cycles: int | None, within: tuple[float, ...], resources: tuple[str, ...],
+                   lacking: frozenset[str] = frozenset(), version: str = "HEAD") -> dict[str, Any]:
+    """Replay `cluster` (which the simulator takes over) on the release lacking `lacking` and return its
+    figures by results column."""
     from capacity.framework.session import SessionOptions
     from capacity.simulation.sim import SimOptions, Simulator
 
-    sim = Simulator(cluster, SimOptions(period=period, event_driven=True, session=SessionOptions()))
+    session = SessionOptions(lacking=lacking, version=version)
+    sim = Simulator(cluster, SimOptions(period=period, event_driven=True, session=session))
     arrival: dict[str, float] = {}
     queue_of: dict[str, str] = {}
     running_groups = {f"{p.namespace}/{p.group}" for p in cluster.pods.values()

@@ -19,6 +19,9 @@
       - {metric: fairness, at_least: 0.5}
     prefer: {minimize: prod-serving.guarantee.nvidia.com/gpu}   # picks the best of those meeting every goal
 
+    volcano: "1.13"    # optional: the Volcano release whose webhook judges and whose scheduler replays each
+                       # candidate (`plan --volcano-version` overrides it; HEAD when unset)
+
 Every candidate must also pass Volcano's queue admission webhook (always on, `capacity.core.webhook`). A
 mistake is one `InputError` naming the spec's section and field (`vary[1]`, `range.step`, ...).
 """
@@ -28,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +45,7 @@ METRICS = ("wait_p50", "wait_p95", "started_within", "utilisation", "evictions",
 #: A grid larger than this is refused: a spec meant for `random` or `optuna`.
 MAX_GRID = 100_000
 MAX_CANDIDATES = 100_000
-SECTIONS = ("cluster", "workload", "replay", "search", "vary", "constraints", "goals", "prefer")
+SECTIONS = ("cluster", "workload", "replay", "search", "vary", "constraints", "goals", "prefer", "volcano")
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,8 @@ class PlanSpec:
     period: float
     until: float | None
     max_cycles: int | None
+    lacking: frozenset[str] = frozenset()  # switches the chosen Volcano release lacks (capacity.versions)
+    version: str = "HEAD"                  # that release as a sentence names it
 
     @property
     def digest(self) -> str:
@@ -179,9 +184,28 @@ def parse_spec(raw: Any, source: str = "spec", base_dir: str = "") -> PlanSpec:
                         for i, c in enumerate(_list(raw.get("constraints") or [], source, "constraints")))
     goals = tuple(_goal(g, source, f"goals[{i}]") for i, g in enumerate(_list(raw.get("goals") or [], source, "goals")))
     prefer = _prefer(raw.get("prefer"), source, goals, names)
+    release = _release(raw.get("volcano"), source)
     return PlanSpec(raw=raw, source=source, strategy=strategy, seed=seed, candidates=candidates, batch=batch,
                     params=params, constraints=constraints, goals=goals, prefer=prefer, period=period,
-                    until=until, max_cycles=max_cycles)
+                    until=until, max_cycles=max_cycles, lacking=release.lacking, version=release.label)
+
+
+def with_release(spec: PlanSpec, text: str) -> PlanSpec:
+    """The spec on another Volcano release (`plan --volcano-version`): in `raw` too, so the replay workers
+    and a resumed results file see it."""
+    raw = {**spec.raw, "volcano": text}
+    release = _release(text, spec.source)
+    return replace(spec, raw=raw, lacking=release.lacking, version=release.label)
+
+
+def _release(value: Any, source: str) -> Any:
+    from capacity.versions import UnknownVersion, version
+    if value is None:
+        return version("head")
+    try:
+        return version(str(value))
+    except UnknownVersion as exc:
+        raise InputError(source, "volcano", str(exc)) from None
 
 
 # ---- sections ------------------------------------------------------------------------------------

@@ -27,11 +27,12 @@ def resources(cluster: Cluster) -> list[str]:
 
 
 def page_spec(cluster: Cluster, settings: list[dict[str, Any]], workload: dict[str, Any], goals: list[dict[str, Any]],
-              search: dict[str, Any], period: float = 60.0) -> dict[str, Any]:
-    """A plan spec (as `capacity.plan.spec.parse_spec` reads it) on the current scenario's objects."""
+              search: dict[str, Any], period: float = 60.0, volcano: str = "HEAD") -> dict[str, Any]:
+    """A plan spec (as `capacity.plan.spec.parse_spec` reads it) on the current scenario's objects, judged by
+    the dashboard's chosen Volcano release (`volcano`, its label)."""
     from capacity.io.export import export_yaml
     return {"cluster": {"inline": export_yaml(cluster)}, "workload": {"synthetic": workload},
-            "replay": {"period": period}, "search": search, "vary": settings, "goals": goals}
+            "replay": {"period": period}, "search": search, "vary": settings, "goals": goals, "volcano": volcano}
 
 
 def apply_candidate(cluster: Cluster, params: tuple[Param, ...], values: dict[str, str]) -> Edited:

@@ -56,6 +56,12 @@ SWITCHES: tuple[Switch, ...] = (
            "child",
            "the queue webhook refused every new child of a queue whose status counted allocated pods, its "
            "children's included, so a second sub-queue could not be created (fixed in v1.11.1 too)"),
+    Switch("pr4208", 4208, "v1.12.0", "webhook",
+           "the Queue CRD bounds spec.weight to 1..65535, so the API server refuses 0 (on UPDATE), negatives "
+           "and larger weights before the queue webhook runs (PR #4813, v1.14.0, then dropped the webhook's "
+           "own weight > 0 check, which the bounds already covered)",
+           "spec.weight had no CRD bounds: the queue webhook refused a weight <= 0 (\"queue weight must be a "
+           "positive integer\"; 0 on CREATE became 1 first) and any weight above 65535 was accepted"),
     Switch("pr3946", 3946, "v1.12.0", "capacity",
            "a queue's deserved is what its spec says (clipped only by its realCapability)",
            "capacity clipped each queue's deserved to what its pods requested (hierarchical: a resource not "

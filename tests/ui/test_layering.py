@@ -269,7 +269,8 @@ def test_the_reference_engine_calls_no_accelerated_part() -> None:
         for p in (ENGINE / pkg).rglob("*.py"):
             with p.open("rb") as f:
                 tokens = list(tokenize.tokenize(f.readline))
-            code = [t for t, after in zip(tokens, tokens[1:], strict=False)  # (calls only: `accel.node_fit` is the switch's field)
+            # (calls only: `accel.node_fit` is the switch's field)
+            code = [t for t, after in zip(tokens, tokens[1:], strict=False)
                     if t.type == tokenize.NAME and _ACCEL_ONLY.fullmatch(t.string) and after.string == "("]
             if code:
                 found[str(p.relative_to(ROOT))] = sorted({t.string for t in code})

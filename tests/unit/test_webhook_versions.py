@@ -210,3 +210,20 @@ def test_lint_reports_a_queue_too_deep_only_from_v1_15() -> None:
     c = cluster(queue("l1"), *(queue(f"l{i}", f"l{i - 1}") for i in range(2, 7)))
     assert "queue-too-deep" in {f.rule for f in lint(c)}
     assert "queue-too-deep" not in {f.rule for f in lint(c, on("1.14"))}
+
+
+def test_pr4208_weight_is_the_webhooks_own_check_on_v1_11_only() -> None:
+    # validate_queue.go:L206-212 @v1.11.0 (no CRD bounds before PR #4208, v1.12.0)
+    c = cluster(queue("zero", weight=0), queue("neg", weight=-2), queue("big", weight=70000))
+    old = {e.queue: e for e in validate_update(c.queues["zero"], c.queues["zero"], c, on("1.11"))}
+    assert old["zero"].message == ("requestBody.spec.weight: Invalid value: 0: queue weight must be a positive "
+                                   "integer")
+    assert old["zero"].switch == "pr4208"
+    assert refused(c, "neg", "1.11") == ["requestBody.spec.weight: Invalid value: -2: queue weight must be a "
+                                         "positive integer"]
+    assert refused(c, "zero", "1.11") == []  # CREATE: the mutating webhook made it 1 first
+    assert refused(c, "big", "1.11") == []   # no upper bound yet
+    for release in ("1.12", "1.13", "head"):  # the CRD bounds refuse first, in the API server's words
+        assert refused(c, "big", release) == ["spec.weight: Invalid value: 70000: spec.weight in body should be "
+                                              "less than or equal to 65535"]
+        assert [e.switch for e in validate_cluster(c, on(release)).get("neg", [])] == [""]
