@@ -170,8 +170,9 @@ class ProportionPlugin(Plugin):
                 attr.deserved.min_dimension_resource(attr.request, ZERO)
                 clamped = attr.deserved.clone() if traced else None
                 # before PR #4347 (v1.13.0) helpers.Max dropped 0 scalars (proportion.go:L214 @v1.12.0)
-                attr.deserved = (res_max_v112 if self.ssn.options.older("pr4347") else res_max)(
-                    attr.deserved, attr.guarantee)
+                kept = res_max(attr.deserved, attr.guarantee)
+                attr.deserved = res_max_v112(kept, kept) if self.ssn.options.older("pr4347") else kept
+                dropped = sorted(set(kept.scalars or ()) - set(attr.deserved.scalars or ())) if traced else []
                 update_share(attr)
                 why = ""
                 if attr.request.less_equal(attr.deserved, ZERO):
@@ -186,7 +187,13 @@ class ProportionPlugin(Plugin):
                 record["queues"][n] = entry = {"deserved": to_dict(attr.deserved), "met": why}
                 if traced:
                     parts = (entry, attr, total_weight, offered, grown, capped, clamped)  # (traced: none is None)
-                    round_lines.append(self._round_entry(*parts))  # type: ignore[arg-type]
+                    line = self._round_entry(*parts)  # type: ignore[arg-type]
+                    if dropped:  # (the same decisions: every proportion comparison reads a missing scalar as 0)
+                        entry.update(switch="pr4347", droppedScalars=dropped)
+                        line += (f" (on {self.ssn.options.version} helpers.Max then drops {', '.join(dropped)} 0 from "
+                                 "its deserved, as before PR #4347 (v1.13.0); proportion reads a missing scalar as 0, "
+                                 "so no decision changes)")
+                    round_lines.append(line)
             remaining = exceeded_part(remaining.clone().add(decreased), increased)
             self.rounds.append(record)
             if traced:

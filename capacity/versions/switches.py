@@ -90,7 +90,8 @@ SWITCHES: tuple[Switch, ...] = (
            "a scalar a queue's deserved sets to 0 stays 0 when deserved is raised to the guarantee (also in "
            "v1.12.3 and later v1.12 patches)",
            "raising deserved to the guarantee (helpers.Max) dropped every scalar set to 0: a flat queue's 0 read "
-           "as unlimited, and a parent whose children deserved a 0 scalar failed the hierarchy check"),
+           "as unlimited, and a parent whose children deserved a 0 scalar failed the hierarchy check (proportion's "
+           "deserved lost its 0 scalars too, with no decision changed)"),
     Switch("pr4504", 4504, "v1.13.0", "hierarchy",
            "a child queue's capability takes every scalar of its parent's that it does not name",
            "a child queue's capability took only cpu and memory from its parent's, never a scalar, so a queue "
