@@ -35,7 +35,13 @@ HEADINGS = {"pod": "Why is this pod pending or evicted?", "job": "Why is this jo
 def _what_if(cycle: int, job: str) -> None:
     """The changes Volcano would accept that place (or, with no pods yet, admit) the job after `cycle`, each proven
     by re-running it; or that none is needed."""
-    ws.whatif[(cycle, job)] = what_if(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+    ws.whatif[_whatif_key(cycle, job)] = what_if(ws.cluster_after(cycle), job, cycles=1, options=ws.options)
+
+
+def _whatif_key(cycle: int, job: str) -> tuple[int, str, frozenset[str]]:
+    """An answer holds for the release and switches it was asked on: choosing another on the Scheduler page
+    must not show it."""
+    return cycle, job, ws.options.all_lacking()
 
 
 def _release_difference(cycle: int, before) -> None:
@@ -64,7 +70,7 @@ def _release_offer(cycle: int, before) -> None:
 
 
 def _what_if_offer(cycle: int, job: str) -> None:
-    answer = ws.whatif.get((cycle, job))
+    answer = ws.whatif.get(_whatif_key(cycle, job))
     st.button("What would have to change for it to be placed?", key="whatif_btn", on_click=_what_if, args=(cycle, job),
               icon=":material/lightbulb:", help="Tries changes Volcano accepts (a queue's quota or weight, room on a "
               "node) on a copy and re-runs the next cycles; only changes that place the job (or admit a job that has "

@@ -101,6 +101,23 @@ def test_what_would_admit_a_job_that_has_no_pods_yet():
     assert "enqueue has not admitted it" in " ".join(_texts(at))
 
 
+def test_a_what_if_answer_is_not_shown_for_another_release():
+    """The answer was worked out on HEAD's rules: after choosing v1.13 on the Scheduler page, the page offers to
+    ask again instead of showing HEAD's changes (the cache used to be keyed by cycle and job only)."""
+    from capacity.framework.session import SessionOptions
+    from capacity.versions import version
+    at = _app()
+    at.radio(key="answer_kind").set_value("job").run()
+    at.button(key="whatif_btn").click().run()
+    assert any("description" in d.value.columns for d in at.dataframe)
+    v = version("1.13")
+    at.session_state[WORKSPACE_KEY].options = SessionOptions(lacking=v.lacking, version=v.label)
+    at.run()
+    _clean(at)
+    assert not any("description" in d.value.columns for d in at.dataframe)
+    assert at.button(key="whatif_btn")
+
+
 def test_a_pod_and_what_would_change():
     at = _app()
     picker = at.selectbox(key="why_pod")
