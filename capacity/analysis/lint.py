@@ -620,7 +620,8 @@ def _effective_capabilities(ctx: _Context) -> dict[str, Resource]:
     root = ctx.queues.get(ROOT)
     if root is None:
         return {}
-    caps = {ROOT: root_capability(root.capability, ctx.total).clone()}
+    caps = {ROOT: _root_capability(ctx, root).clone()}
+    scalars = "pr4504" not in ctx.lacking  # before PR #4504 (v1.13.0) a child took only cpu and memory
     todo = [ROOT]
     while todo:
         p = todo.pop()
@@ -630,10 +631,31 @@ def _effective_capabilities(ctx: _Context) -> dict[str, Resource]:
                 continue
             q = ctx.queues[c]
             ccap = q.capability.clone() if q.capability is not None else Resource.empty()
-            inherit_capability(ccap, pcap)  # (the engine's own rule)
+            inherit_capability(ccap, pcap, scalars)  # (the engine's own rule, as the chosen release has it)
             caps[c] = ccap
             todo.append(c)
     return caps
+
+
+def _root_capability(ctx: _Context, root: QueueSpec) -> Resource:
+    """Root's capability as the chosen release's build sets it (capacity_tree.CapacityTree): before PR #4973
+    (v1.15.0) an empty one is the cluster total, and before PR #4354 (v1.13.0) it always is."""
+    if "pr4973" in ctx.lacking and ("pr4354" in ctx.lacking or root.capability is None or root.capability.is_empty()):
+        return ctx.total
+    return root_capability(root.capability, ctx.total)
+
+
+_NO_TREE_WEBHOOK = ("this release's queue webhook accepts it (it checked no queue against its parent or children "
+                    "before PR #4864, v1.14.0); ")
+
+
+def _logged_or_stops(ctx: _Context) -> str:
+    """What the scheduler does with a hierarchy check that fails, on the chosen release."""
+    if "pr4864" in ctx.lacking:
+        return ("on this release the capacity plugin stops (readyToSchedule=false): it refuses every allocation, "
+                "enqueue and reclaim of the cycle until the tree is fixed (before PR #4864, v1.14.0; from then on "
+                "the scheduler only logs it)")
+    return "the scheduler only logs it"
 
 
 def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
@@ -657,20 +679,24 @@ def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
                 f"spec.capability.{names[0]}",
                 f"capability {_describe(caps[c], names)} is above the capability of parent {parent!r} "
                 f"({_describe(caps[parent], names)}{'' if explicit else ', inherited'})",
-                ("the queue webhook rejects it (the parent sets its capability); " if explicit else "")
-                + "the scheduler only logs it: the child's realCapability stays capped by its parent's, so "
-                "the excess can never be used"))
+                (_NO_TREE_WEBHOOK if "pr4864-webhook" in ctx.lacking else
+                 "the queue webhook rejects it (the parent sets its capability); " if explicit else "")
+                + _logged_or_stops(ctx) + ("" if "pr4864" in ctx.lacking else ": the child's realCapability stays "
+                                            "capped by its parent's, so the excess can never be used")))
         if parent == ROOT:
             continue
         sum_d = Resource.empty()
         sum_g = Resource.empty()
+        raised = "pr4973" not in ctx.lacking  # (before PR #4973 a deserved was not raised to its guarantee)
         for c in kids:
             cq = ctx.queues[c]
             guarantee = cq.guarantee or Resource.empty()
-            sum_d.add(res_max(cq.deserved or Resource.empty(), guarantee))
+            sum_d.add(res_max(cq.deserved or Resource.empty(), guarantee) if raised else
+                      cq.deserved or Resource.empty())
             sum_g.add(guarantee)
         p_guarantee = pq.guarantee or Resource.empty()
-        p_deserved = res_max(pq.deserved or Resource.empty(), p_guarantee)
+        p_deserved = res_max(pq.deserved or Resource.empty(), p_guarantee) if raised else \
+            pq.deserved or Resource.empty()
         for label, mine, total, explicit in (
                 ("deserved", p_deserved, sum_d, pq.deserved is not None),
                 ("guarantee", p_guarantee, sum_g, pq.guarantee is not None)):
@@ -688,10 +714,11 @@ def _check_hierarchy_quotas(ctx: _Context) -> list[Finding]:
                 f"{fld}.{names[0]}",
                 f"its children ({', '.join(kids)}) have {label} {_describe(total, names)} in total, more than "
                 + own,
-                ("the queue webhook rejects the child that makes the sum exceed an explicit parent value; "
+                (_NO_TREE_WEBHOOK if "pr4864-webhook" in ctx.lacking else
+                 "the queue webhook rejects the child that makes the sum exceed an explicit parent value; "
                  if explicit else f"the queue webhook rejects such a child too (a {label} the parent leaves unset "
                  f"counts as 0 there); ")
-                + f"the scheduler only logs it; {effect}"))
+                + (_logged_or_stops(ctx) if "pr4864" in ctx.lacking else f"the scheduler only logs it; {effect}")))
     out.extend(_root_quota(ctx))
     return out
 
@@ -710,6 +737,8 @@ def _root_quota(ctx: _Context) -> list[Finding]:
         return []
     out: list[Finding] = []
     obj = f"Queue/{ROOT}"
+    if "pr4973" in ctx.lacking:
+        return _root_quota_before_4973(ctx, root)
     if root.capability is not None and not root.capability.is_empty():
         missing = [n for n in ("cpu", "memory") if root.capability.get(n) <= 0]
         set_keys = root.capability.scalars or {}
@@ -735,6 +764,33 @@ def _root_quota(ctx: _Context) -> list[Finding]:
                 f"root's {label} is set ({_describe(value, _dims(value))})",
                 f"overwrites root's {label} with the sum of its children's {label} every session; the value "
                 "you set is never used"))
+    return out
+
+
+def _root_quota_before_4973(ctx: _Context, root: QueueSpec) -> list[Finding]:
+    """Root's own quotas on a release before PR #4973 (v1.15.0): the build sets root's capability and deserved to
+    the cluster total where they are empty, and before PR #4354 (v1.13.0) whatever they are
+    (capacity.go:L502-506 @v1.12.0); its guarantee is kept."""
+    out: list[Finding] = []
+    obj = f"Queue/{ROOT}"
+    always = "pr4354" in ctx.lacking
+    when = ("(before PR #4354, v1.13.0, and PR #4973, v1.15.0)" if always else "(before PR #4973, v1.15.0)")
+    for label, value, fld in (("capability", root.capability, "spec.capability"),
+                              ("deserved", root.deserved, "spec.deserved")):
+        if value is None or value.is_empty():
+            continue
+        if always:
+            out.append(Finding(
+                "warning", "root-quota-overwritten", obj, fld,
+                f"root's {label} is set ({_describe(value, _dims(value))})",
+                f"on this release overwrites root's {label} with the cluster total every session {when}: the "
+                "value you set is never used"))
+        else:
+            out.append(Finding(
+                "info", "root-capability-kept" if label == "capability" else "root-quota-overwritten", obj, fld,
+                f"root's {label} is set ({_describe(value, _dims(value))})",
+                f"on this release keeps it as is{'' if label == 'deserved' else ' for the checks against root'}, "
+                f"but root's realCapability is the cluster total {when}"))
     return out
 
 
