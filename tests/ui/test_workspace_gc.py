@@ -71,3 +71,21 @@ def test_the_queue_numbers_session_leaves_no_cyclic_garbage() -> None:
         assert numbers and gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_a_closed_sessions_workspace_is_freed_without_a_collection() -> None:
+    """A session that ends drops its workspace while it is frozen: reference counting alone must free it (its
+    clusters, cycles, records and numbers), or it would stay until some session loads another scenario."""
+    ws = new_workspace()
+    step = ws.step()
+    assert step is not None and step.records
+    ws.queue_numbers()
+    ws.share_history()
+    gone = [weakref.ref(ws), weakref.ref(ws.cluster), weakref.ref(step), weakref.ref(step.before)]
+    del step
+    gc.disable()
+    try:
+        del ws
+        assert [r() is None for r in gone] == [True, True, True, True]
+    finally:
+        gc.enable()
