@@ -14,7 +14,10 @@ Each timing runs from the action until Streamlit has finished the rerun it start
 the server's script_finished message: a short rerun never shows the app's "running" state, so that state is
 not watched), the page shows what the step expects and the app is idle (connected, not running, no skeleton).
 Beside each: the bytes the browser received over the websocket during it, and the server's memory (RSS of the
-streamlit process now, and its peak: VmHWM) once it is done.
+streamlit process now, and its peak: VmHWM) once it is done, and the server's garbage collections during it
+(recorded in the server by gc.callbacks: app.py, CAPACITY_LAB_GC_LOG): how many were full (generation 2, mean
+per journey) and their seconds, and the seconds of all of them (Streamlit runs a full collection after every
+rerun: runner.postScriptGC).
 
 Written against what stays put while the pages change: the page titles in the navigation, the uploader's
 file input, the button labels "Step one cycle", the scenario caption ("after cycle 1"), the "Pod to
