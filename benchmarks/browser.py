@@ -81,11 +81,11 @@ class Step:
     received: int = 0  # websocket bytes the browser received during it
     rss: int = 0  # server RSS after it, KiB
     peak: int = 0  # server VmHWM after it, KiB
+    note: str = ""
     window: tuple[float, float] = (0.0, 0.0)  # its start and end on the monotonic clock (the server's too)
     gc_full: int = 0  # full (generation 2) collections the server ran during it
     gc_full_s: float = 0.0  # their total seconds
     gc_s: float = 0.0  # seconds of every collection during it
-    note: str = ""
 
 
 def read_pauses(path: str) -> list[tuple[int, float, float]]:
