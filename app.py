@@ -4,9 +4,15 @@ Run it with `./run`. Pages live in `pages/`, one file each, and each calls `ui.s
 first. Never import this file from a page: that would run the navigation again.
 """
 
+import os
+
 import streamlit as st
 
+from capacity.core.gcpause import record_pauses
 from ui.state import get_workspace
+
+if os.environ.get("CAPACITY_LAB_GC_LOG"):  # the dashboard benchmark's record of collections (benchmarks/browser.py)
+    record_pauses(os.environ["CAPACITY_LAB_GC_LOG"])
 
 # The favicon must be an emoji or a local file: a ":material/..." favicon is fetched from the internet.
 # (Material icons inside the page are fine: they render from a font bundled with Streamlit.)

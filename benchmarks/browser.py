@@ -14,7 +14,10 @@ Each timing runs from the action until Streamlit has finished the rerun it start
 the server's script_finished message: a short rerun never shows the app's "running" state, so that state is
 not watched), the page shows what the step expects and the app is idle (connected, not running, no skeleton).
 Beside each: the bytes the browser received over the websocket during it, and the server's memory (RSS of the
-streamlit process now, and its peak: VmHWM) once it is done.
+streamlit process now, and its peak: VmHWM) once it is done, and the server's garbage collections during it
+(recorded in the server by gc.callbacks: app.py, CAPACITY_LAB_GC_LOG): how many were full (generation 2, mean
+per journey) and their seconds, and the seconds of all of them (Streamlit runs a full collection after every
+rerun: runner.postScriptGC).
 
 Written against what stays put while the pages change: the page titles in the navigation, the uploader's
 file input, the button labels "Step one cycle", the scenario caption ("after cycle 1"), the "Pod to
@@ -79,6 +82,31 @@ class Step:
     rss: int = 0  # server RSS after it, KiB
     peak: int = 0  # server VmHWM after it, KiB
     note: str = ""
+    window: tuple[float, float] = (0.0, 0.0)  # its start and end on the monotonic clock (the server's too)
+    gc_full: int = 0  # full (generation 2) collections the server ran during it
+    gc_full_s: float = 0.0  # their total seconds
+    gc_s: float = 0.0  # seconds of every collection during it
+
+
+def read_pauses(path: str) -> list[tuple[int, float, float]]:
+    """(generation, start, seconds) of each collection the server recorded (capacity.core.gcpause.record_pauses)."""
+    out = []
+    with contextlib.suppress(OSError), open(path, encoding="ascii") as fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) >= 3:
+                out.append((int(parts[0]), float(parts[1]), float(parts[2])))
+    return out
+
+
+def attribute_pauses(steps: list[Step], pauses: list[tuple[int, float, float]]) -> None:
+    """Each collection that started within a step's window counts for that step."""
+    for step in steps:
+        lo, hi = step.window
+        mine = [(gen, secs) for gen, start, secs in pauses if lo <= start <= hi]
+        step.gc_full = sum(1 for gen, _ in mine if gen == 2)
+        step.gc_full_s = sum(secs for gen, secs in mine if gen == 2)
+        step.gc_s = sum(secs for _, secs in mine)
 
 
 @dataclass
@@ -115,9 +143,12 @@ def memory_kib(pid: int) -> tuple[int, int]:
 
 
 @contextlib.contextmanager
-def streamlit_server(home: str, log_path: str) -> Iterator[tuple[str, int]]:
-    """`streamlit run app.py` headless on a free loopback port: (url, pid) once healthy; stopped after."""
+def streamlit_server(home: str, log_path: str, gc_log: str | None = None) -> Iterator[tuple[str, int]]:
+    """`streamlit run app.py` headless on a free loopback port: (url, pid) once healthy; stopped after. With
+    `gc_log`, the server appends its garbage collections there (app.py, CAPACITY_LAB_GC_LOG)."""
     env = {**os.environ, "HOME": home, "PYTHONUNBUFFERED": "1"}
+    if gc_log is not None:
+        env["CAPACITY_LAB_GC_LOG"] = gc_log
     for _attempt in range(3):
         port = _free_port()
         url = f"http://127.0.0.1:{port}"
@@ -190,12 +221,14 @@ class Driver:
             self.idle()
             before, runs = self.received, self.finished
             t0 = time.perf_counter()
+            m0 = time.monotonic()
             action()
             self.wait_finished(runs)
             if ready is not None:
                 ready()
             self.idle()
             step.seconds = time.perf_counter() - t0
+            step.window = (m0, time.monotonic())
             step.received = self.received - before
         except Exception as exc:  # noqa: BLE001 - a step the page no longer offers: reported, the rest measured
             step.note = f"not measured: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
@@ -223,12 +256,21 @@ def journey(dump: str, timeout_s: float = 900.0) -> Journey:
     """One fresh server, one browser: the steps of the module docstring."""
     import tempfile
 
-    from playwright.sync_api import expect, sync_playwright
-
     out = Journey()
     name = os.path.basename(dump)
-    with tempfile.TemporaryDirectory() as home, \
-            streamlit_server(home, os.path.join(home, "server.log")) as (url, pid), sync_playwright() as pw:
+    with tempfile.TemporaryDirectory() as home:
+        gc_log = os.path.join(home, "gc.log")
+        try:
+            _drive(out, dump, name, home, gc_log)
+        finally:
+            attribute_pauses(out.steps, read_pauses(gc_log))
+    return out
+
+
+def _drive(out: Journey, dump: str, name: str, home: str, gc_log: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with streamlit_server(home, os.path.join(home, "server.log"), gc_log) as (url, pid), sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
@@ -260,7 +302,6 @@ def journey(dump: str, timeout_s: float = 900.0) -> Journey:
                 out.steps.append(d.timed(f"{title}, later visit", lambda title=title: d.nav(title)))
         finally:
             browser.close()
-    return out
 
 
 def summarise(journeys: list[Journey]) -> list[str]:
@@ -276,6 +317,10 @@ def summarise(journeys: list[Journey]) -> list[str]:
         mb = statistics.median(s.received for s in steps) / 1e6
         rss = statistics.median(s.rss for s in steps) / 1024
         peak = max(s.peak for s in steps) / 1024
+        full = sum(s.gc_full for s in steps) / max(len(steps), 1)
+        full_s = statistics.median(s.gc_full_s for s in steps) if steps else 0.0
+        gc_s = statistics.median(s.gc_s for s in steps) if steps else 0.0
         lines.append(f"dashboard: {name:<34} {value}  received {mb:7.2f} MB  server rss {rss:6.0f} MiB, "
-                     f"peak {peak:6.0f} MiB  runs [{runs}]{'  ' + '; '.join(notes) if notes else ''}")
+                     f"peak {peak:6.0f} MiB  gc: {full:.1f} full ({full_s:.2f} s), all {gc_s:.2f} s  "
+                     f"runs [{runs}]{'  ' + '; '.join(notes) if notes else ''}")
     return lines

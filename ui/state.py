@@ -27,6 +27,7 @@ from capacity.analysis.lint import Finding, lint
 from capacity.authoring.edit import Edited, RefusedEdit, SiblingFix, on_release, with_parent_raised
 from capacity.core.cluster import Cluster
 from capacity.core.errors import InputError
+from capacity.core.gcpause import gc_paused_keeping, release_frozen
 from capacity.framework.session import SessionOptions
 from capacity.io.k8s import load_cluster
 from capacity.simulation.steps import DecisionsDiffer, QueueNumbers, Step, replay_records
@@ -194,6 +195,10 @@ class Workspace:
         if release is not None:  # the release the dump's scheduler runs, preselected (the Scheduler page)
             self.options = SessionOptions(**session_kwargs(release))
         self.loaded_text, self.loaded_conf = text, conf_text
+        # The previous scenario is garbage now, frozen with the rest (see `step`): one full collection frees it
+        # (here, where a person expects to wait) and freezes the new one.
+        del cluster
+        release_frozen()
         return True
 
     def load_fixture(self, name: str) -> bool:
@@ -303,7 +308,11 @@ class Workspace:
     def step(self) -> Step | None:
         """Run one scheduling cycle on the current cluster and remember it; None if the engine refused."""
         try:
-            step = self.line.step(self.options, self.lifecycle)
+            # What the cycle keeps (the cluster's copy before it, the result) is frozen with everything else alive:
+            # at S1 the server holds millions of such objects, which Streamlit's collection after every rerun
+            # (runner.postScriptGC) would otherwise walk on every page visit (0.4-0.7 s each).
+            with gc_paused_keeping():
+                step = self.line.step(self.options, self.lifecycle)
         except CycleRefused as err:
             self._refused(err)
             return None
@@ -322,7 +331,8 @@ class Workspace:
     def run(self, cycles: int) -> list[Step]:
         """Run up to `cycles` cycles, stopping at the first one the engine refuses."""
         try:
-            done = self.line.run(cycles, self.options, self.lifecycle)
+            with gc_paused_keeping():  # (as `step`)
+                done = self.line.run(cycles, self.options, self.lifecycle)
         except CycleRefused as err:
             self._refused(err)
             return err.done
@@ -334,7 +344,8 @@ class Workspace:
         """Run cycles until one meets `until` (then stop there) or `max_cycles` ran; (cycles run, why it stopped:
         the met condition's sentence, or None when it never was)."""
         try:
-            done, why = self.line.run_until(until, max_cycles, self.options, self.lifecycle)
+            with gc_paused_keeping():  # (as `step`)
+                done, why = self.line.run_until(until, max_cycles, self.options, self.lifecycle)
         except CycleRefused as err:
             self._refused(err)
             return err.done, None
@@ -397,8 +408,8 @@ def read_decisions(steps: Iterable[Step]) -> Problem | None:
             if step.has_records:
                 step.records  # noqa: B018 - raises the kept refusal, if any
                 continue
-            with st.spinner(f"Reading the decisions of cycle {step.cycle} …"):
-                step.records  # noqa: B018 - builds and keeps them on the step
+            with st.spinner(f"Reading the decisions of cycle {step.cycle} …"), gc_paused_keeping():
+                step.records  # noqa: B018 - builds and keeps them on the step (frozen: see Workspace.step)
         except DecisionsDiffer as err:
             return Problem(f"cycle {err.cycle}", "decision records", err.message)
     return None

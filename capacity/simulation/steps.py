@@ -118,4 +118,8 @@ def queue_numbers(cluster: Cluster, options: SessionOptions | None) -> QueueNumb
         for name, attr in sorted(attrs.items()):
             if hasattr(attr, "summary"):
                 numbers.setdefault(name, attr.summary())
+    # The numbers are plain dicts: the session is done with. Left whole, it would be cyclic garbage (plugins and
+    # their closures point back at it: some 100k objects at S1, per state asked for) that only a full collection
+    # frees, on whichever page reruns next.
+    ssn.release()
     return numbers

@@ -106,3 +106,15 @@ def test_without_a_browser_the_dashboard_figure_says_why(data_dir, capsys, monke
     code, lines = _bench(capsys, "--data", data_dir, "--only", "dashboard", "--runs", "1")
     assert code == 0
     assert lines[1] == "dashboard: not available: no chromium at /nonexistent/chromium (apt-get install -y chromium)"
+
+
+def test_the_dashboard_lines_count_the_servers_full_collections_per_step(tmp_path):
+    """Each collection the server recorded (capacity.core.gcpause.record_pauses) counts for the step it began in."""
+    from benchmarks.browser import Journey, Step, attribute_pauses, read_pauses, summarise
+    log = tmp_path / "gc.log"
+    log.write_text("2 10.5 0.400000 0\n0 10.6 0.010000 0\n2 20.5 0.050000 0\n2 99.0 1.000000 0\n", encoding="ascii")
+    steps = [Step("step one cycle", 1.0, window=(10.0, 11.0)), Step("Home, later visit", 0.5, window=(20.0, 21.0))]
+    attribute_pauses(steps, read_pauses(str(log)))
+    assert (steps[0].gc_full, steps[0].gc_full_s, steps[1].gc_full) == (1, 0.4, 1)
+    step_line, home_line = summarise([Journey(steps)])
+    assert "gc: 1.0 full (0.40 s), all 0.41 s" in step_line and "gc: 1.0 full (0.05 s)" in home_line
