@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from capacity.analysis.lint import RULES, SEVERITIES, Finding, counts, lint, lint_text
+from capacity.analysis.lint import RULES, SEVERITIES, Finding, counts, lint_text
 from capacity.analysis.views_paging import PAGE_SIZE, counts_by, search_rows
 from capacity.core.errors import InputError
 from ui.paging import paged_table
@@ -65,7 +65,7 @@ st.title("Lint")
 scenario_caption(ws)
 st.markdown("What Volcano will do with the scenario's queues and scheduler configuration: **errors** it rejects, "
             "crashes or stalls on; **warnings** it silently ignores or reinterprets; **info** worth knowing.")
-_show(lint(ws.cluster, ws.options.lacking), "lint_ws")  # the queue webhook of the chosen Volcano release
+_show(ws.current_findings(), "lint_ws")  # the chosen Volcano release's webhook and scheduler (cached per state)
 
 with st.expander("Lint other YAML (queues, a ConfigMap, a whole dump)"):
     st.caption("Pasted text is read like `python -m capacity lint`, including queue trees the loader refuses "

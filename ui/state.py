@@ -236,7 +236,9 @@ class Workspace:
         self.fixes.pop(input_key, None)
         self.findings = edited.findings
         self.revision += 1
-        self.findings_key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
+        # (the edit's lint is the current one, but for an older release's own findings: current_findings)
+        self.findings_key = (self.revision, id(self.cluster), self.cycle, self.options.lacking) \
+            if not self.options.lacking else ()
         self.errors.pop(input_key, None)
         self.drafts.pop(input_key, None)
         self.whatif.clear()
@@ -301,6 +303,9 @@ class Workspace:
         key = (self.revision, id(self.cluster), self.cycle, self.options.lacking)
         if self.findings_key != key:
             self.findings = lint(self.cluster, self.options.lacking)  # the chosen release's queue webhook
+            if self.options.lacking:  # and what the release's scheduler does with it that HEAD does not
+                from capacity.versions.lint import release_findings
+                self.findings += release_findings(self.cluster, self.options.lacking, self.options.version)
             self.findings_key = key
         return self.findings
 

@@ -104,6 +104,26 @@ def test_lint_page_groups_findings_by_severity():
     assert {"object", "field", "problem", "what Volcano does", "rule"} <= set(warnings.columns)
 
 
+def test_lint_page_shows_what_the_chosen_release_does():
+    """On v1.13 a children-deserved violation stops capacity for the whole cycle: the Lint page says so (the
+    release's own finding, as `lint --volcano-version 1.13` prints it), and its hierarchy finding does too."""
+    from capacity.framework.session import SessionOptions
+    from capacity.versions import version
+    at = _open("pages/lint.py")
+    ws = at.session_state[WORKSPACE_KEY]
+    ws.load_text((ROOT / "tests/unit/data/lint-release-hierarchy.yaml").read_text(), name="tree", source="tree",
+                 input_key="test")
+    v = version("1.13")
+    ws.options = SessionOptions(lacking=v.lacking, version=v.label)
+    at.run()
+    assert not at.exception
+    rows = [f for f in (d.value for d in at.dataframe) if {"rule", "what Volcano does"} <= set(f.columns)]
+    rules = {r for f in rows for r in f["rule"]}
+    assert "release-behaviour" in rules
+    said = " ".join(str(x) for f in rows for x in f["what Volcano does"])
+    assert "readyToSchedule=false" in said and "before PR #4864, v1.14.0" in said
+
+
 def test_lint_pasted_yaml_including_a_cycle():
     at = _open("pages/lint.py")
     before = sum(1 for h in at.subheader if h.value.startswith("Error"))
