@@ -234,6 +234,7 @@ def what_if(cluster: Cluster, job_uid: str, cycles: int = 1, options: SessionOpt
     ssn = open_session(cluster, options=options)
     total = ssn.total_resource
     candidates = _queue_candidates(cluster, ssn, pg.queue, need, dims) + _weight_candidates(cluster, ssn, pg.queue)
+    ssn.release()  # (its reference cycles freed now, not by the next full collection)
     found: list[Change] = []
     for edits, weight in candidates:
         if weight is not None and any(c.kind == "weight" for c in found):
