@@ -297,6 +297,7 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
         unset capability is unlimited at HEAD: capacity.go:1325-1343 @ed72c7c8)."""
         asked = requested(min_req)
         trace = self.trace
+        paths = [x.path() for x in path]
         for i, a in enumerate(path):
             # The numbers are taken now (allocated and inqueue change later in the session); the sentence is
             # made from them when first read (Trace.because_made): most of these reasons are never read.
@@ -305,12 +306,12 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityOpenReuse, CapacityO
             terms = [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)]
             nums = [_fmt(r, dims) for _, r in terms]
             limit = _fmt(real, dims)
-            level = a.path()
+            level = paths[i]
             no_dims = ("no limit (capability unset" + (" here and above" if a.ancestors else "") + ")" if asked
                        else "it asks for nothing")
             head = ("minResources + allocated + inqueue - elastic fit the realCapability at every level: "
                     if i == 0 else "")
-            levels: dict[str, Any] = {"levels": [x.path() for x in path]} if i == 0 else {}
+            levels: dict[str, Any] = {"levels": paths.copy()} if i == 0 else {}
             trace.because_made(self.name, "enqueueRealCapability", self._enqueue_fit_text,
                                (head, level, dims, nums, limit, no_dims, self.styles), queue=a.name,
                                level=level, dimensions=dims, minResources=nums[0], allocated=nums[1],

@@ -107,7 +107,13 @@ def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: 
 
 
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
-    return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
+    """The values of `names` in `r`, taken now (a trace keeps them while `r` changes)."""
+    if names == _CPU_MEMORY:  # most requests (a traced enqueue files five of these per queue level per job)
+        return {"cpu": r.cpu, "memory": r.memory}
+    return {n: r.cpu if n == "cpu" else r.memory if n == "memory" else r.get(n) for n in names}
+
+
+_CPU_MEMORY = ["cpu", "memory"]
 
 
 def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any,
