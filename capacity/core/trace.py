@@ -8,7 +8,7 @@ one place and cannot drift apart. With tracing off every call is a cheap no-op.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +55,64 @@ class Record:
         if self.detail:
             d["detail"] = {k: _jsonable(v) for k, v in self.detail.items()}
         return d
+
+
+_TEXT: Any = Reason.__dict__["text"]  # Reason.text's slot (a member descriptor): where a LazyReason keeps its sentence
+
+
+class LazyReason(Reason):
+    """A Reason whose sentence is made from its numbers when first read (then kept), not when filed.
+
+    For reasons filed by the thousand of which a page shows a few (enqueue's fit at every level of every job):
+    the numbers are taken when the decision is made (`values`, and whatever `args` holds, never a live
+    Resource that changes later), the formatting is left to whoever reads `text`. Reads, prints and compares
+    as the Reason it stands for.
+    """
+
+    __slots__ = ("_make", "_args")
+
+    def __init__(self, plugin: str, rule: str, make: Callable[..., str], args: tuple[Any, ...],
+                 values: dict[str, Any], quirk: str = "") -> None:
+        self.plugin = plugin
+        self.rule = rule
+        self.values = values
+        self.quirk = quirk
+        self._make: Callable[..., str] | None = make
+        self._args = args
+
+    @property
+    def text(self) -> str:
+        try:
+            return _TEXT.__get__(self, Reason)
+        except AttributeError:  # not made yet
+            make = self._make
+            assert make is not None
+            text = make(*self._args)
+            _TEXT.__set__(self, text)
+            self._make, self._args = None, ()
+            return text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        _TEXT.__set__(self, value)
+
+    def is_made(self) -> bool:
+        """Whether the sentence has been made (read) yet: for tests that pin the laziness."""
+        return self._make is None
+
+    def __repr__(self) -> str:
+        return "Reason" + Reason.__repr__(self)[len("LazyReason"):]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled and copied as the Reason it stands for, made
+        return Reason, (self.plugin, self.rule, self.text, self.values, self.quirk)
+
+    def __eq__(self, other: object) -> bool:  # the dataclass's __eq__ wants the same class on both sides
+        if not isinstance(other, Reason):
+            return NotImplemented
+        return (self.plugin, self.rule, self.text, self.values, self.quirk) == (
+            other.plugin, other.rule, other.text, other.values, other.quirk)
+
+    __hash__ = None  # type: ignore[assignment]  # like Reason
 
 
 class NodeNames(Sequence[str]):
@@ -126,6 +184,13 @@ class Trace:
         """A plugin's reason for the verdict it is about to return."""
         if self.enabled:
             self._pending.append(Reason(plugin, rule, text, values, quirk))
+
+    def because_made(self, plugin: str, rule: str, make: Callable[..., str], args: tuple[Any, ...],
+                     **values: Any) -> None:
+        """`because` with the sentence made by `make(*args)` only when first read (LazyReason): `args` and
+        `values` hold the numbers as they are now."""
+        if self.enabled:
+            self._pending.append(LazyReason(plugin, rule, make, args, values))
 
     def again(self, reason: Reason) -> None:
         """`because` with a reason given before, filed again as the same object (a reason is never changed

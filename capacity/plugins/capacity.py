@@ -39,7 +39,6 @@ from capacity.plugins.capacity_tree import CapacityTree
 from capacity.plugins.figures import (
     BEST_EFFORT_SHARE,
     amounts,
-    limit_amount,
     requested,
     sums,
     tasks_text,
@@ -294,20 +293,27 @@ class CapacityPlugin(CapacityTree, CapacityFigures, CapacityBase):
         "no limit" where the level's realCapability is unlimited on every dimension the job asks for (root's
         unset capability is unlimited at HEAD: capacity.go:1325-1343 @ed72c7c8)."""
         asked = requested(min_req)
+        trace = self.trace
+        paths = [x.path() for x in path]
         for i, a in enumerate(path):
+            # The numbers are taken now (allocated and inqueue change later in the session); the sentence is
+            # made from them when first read (Trace.because_made): most of these reasons are never read.
+            real = a.real_capability
+            dims = self._limited_dims(asked, real)
             terms = [("", min_req), ("+", a.allocated), ("+", a.inqueue), ("-", a.elastic)]
-            dims = [n for n in asked if limit_amount(n, value_of(a.real_capability, n), None) != "no limit"]
-            how = (sums(terms, a.real_capability, dims, "<=", self.styles) if dims else
-                   "no limit (capability unset" + (" here and above" if a.ancestors else "") + ")" if asked
-                   else "it asks for nothing")
+            nums = [_fmt(r, dims) for _, r in terms]
+            limit = _fmt(real, dims)
+            level = paths[i]
+            no_dims = ("no limit (capability unset" + (" here and above" if a.ancestors else "") + ")" if asked
+                       else "it asks for nothing")
             head = ("minResources + allocated + inqueue - elastic fit the realCapability at every level: "
                     if i == 0 else "")
-            levels: dict[str, Any] = {"levels": [x.path() for x in path]} if i == 0 else {}
-            self.trace.because(self.name, "enqueueRealCapability", f"{head}{a.path()}: {how}", queue=a.name,
-                               level=a.path(), dimensions=dims, minResources=_fmt(min_req, dims),
-                               allocated=_fmt(a.allocated, dims), inqueue=_fmt(a.inqueue, dims),
-                               elastic=_fmt(a.elastic, dims), realCapability=_fmt(a.real_capability, dims),
-                               **totals(terms, a.real_capability, dims, "<="), **levels)
+            levels: dict[str, Any] = {"levels": paths.copy()} if i == 0 else {}
+            trace.because_made(self.name, "enqueueRealCapability", self._enqueue_fit_text,
+                               (head, level, dims, nums, limit, no_dims, self.styles), queue=a.name,
+                               level=level, dimensions=dims, minResources=nums[0], allocated=nums[1],
+                               inqueue=nums[2], elastic=nums[3], realCapability=limit,
+                               **totals(terms, real, dims, "<="), **levels)
 
     def job_enqueued(self, job: Job, at_vote: bool = False) -> None:
         if job.min_resources is None or (self.ssn.options.older("pr5339") and not at_vote):

@@ -4,6 +4,7 @@ figure was derived (traced sessions only; nothing here decides).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from capacity.core.model import ALLOCATED_STATUSES, Job, PodGroupPhase, QueueSpec, Task
@@ -23,9 +24,11 @@ from capacity.plugins.figures import (
     deserved_how,
     figure_values,
     figures,
+    limited,
     names_of,
     share_text,
     summary,
+    sums,
     value_of,
 )
 from capacity.plugins.older import best_effort_share_words_v113
@@ -104,7 +107,13 @@ def flat_real_how(total: Resource, total_guarantee: Resource, attr: Any, names: 
 
 
 def _fmt(r: Resource, names: list[str]) -> dict[str, float]:
-    return {n: r.get(n) if n not in ("cpu", "memory") else getattr(r, n) for n in names}
+    """The values of `names` in `r`, taken now (a trace keeps them while `r` changes)."""
+    if names == _CPU_MEMORY:  # most requests (a traced enqueue files five of these per queue level per job)
+        return {"cpu": r.cpu, "memory": r.memory}
+    return {n: r.cpu if n == "cpu" else r.memory if n == "memory" else r.get(n) for n in names}
+
+
+_CPU_MEMORY = ["cpu", "memory"]
 
 
 def _inherited(spec: QueueSpec, parent: QueueAttr, names: list[str], styles: Any,
@@ -153,12 +162,37 @@ def _tree_real_how(attr: QueueAttr, parent: QueueAttr, names: list[str], styles:
     return how
 
 
+def limited_dims(asked: list[str], limit: Resource) -> list[str]:
+    """The dimensions of `asked` on which `limit` is a limit (not Volcano's unlimited value)."""
+    return [n for n in asked if limited(n, value_of(limit, n))]
+
+
+def _resource(values: Mapping[str, float]) -> Resource:
+    """A Resource of numbers taken earlier (cpu, memory and scalars by name), to be written by `sums`."""
+    scalars = {n: v for n, v in values.items() if n != "cpu" and n != "memory"}
+    return Resource(values.get("cpu", 0.0), values.get("memory", 0.0), scalars or None)
+
+
+def enqueue_fit_text(head: str, level: str, dims: list[str], nums: list[dict[str, float]],
+                     limit: dict[str, float], no_dims: str, styles: Any) -> str:
+    """A passing enqueue check's sentence for one level, from the numbers its reason keeps (`nums`:
+    minResources, allocated, inqueue, elastic on `dims`; `limit`: realCapability): made when first read
+    (LazyReason), as "minResources + allocated + inqueue - elastic" `sums` of those numbers, or `no_dims`."""
+    if not dims:
+        return f"{head}{level}: {no_dims}"
+    terms = [(sign, _resource(v)) for sign, v in zip(("", "+", "+", "-"), nums, strict=True)]
+    return f"{head}{level}: {sums(terms, _resource(limit), dims, '<=', styles)}"
+
+
 def _keys(tasks: list[Task] | None) -> list[str]:
     return [t.key for t in tasks] if tasks else []
 
 
 class CapacityFigures(CapacityBase):
-    """CapacityPlugin's queueFigures records."""
+    """CapacityPlugin's queueFigures records, and the helpers of its lazily written reasons."""
+
+    _limited_dims = staticmethod(limited_dims)
+    _enqueue_fit_text = staticmethod(enqueue_fit_text)
 
     # ---- the figures, for a trace ------------------------------------------------------------
     def _file_figures(self) -> None:

@@ -170,8 +170,12 @@ def _or_none(r: Resource, styles: Mapping[str, str] | None) -> str:
 
 def limit_amount(name: str, v: float, styles: Mapping[str, str] | None) -> str:
     """A limit's value, "no limit" where Volcano holds its unlimited value (MaxFloat64, MaxInt64)."""
-    unlimited = v >= MAX_FLOAT or (name not in ("cpu", "memory") and v >= SCALAR_INFINITY)
-    return "no limit" if unlimited else amount(name, v, styles)
+    return amount(name, v, styles) if limited(name, v) else "no limit"
+
+
+def limited(name: str, v: float) -> bool:
+    """Whether a limit's value is a limit: not Volcano's unlimited value (MaxFloat64, MaxInt64)."""
+    return not (v >= MAX_FLOAT or (name not in ("cpu", "memory") and v >= SCALAR_INFINITY))
 
 
 def summary(name: str, shown_cap: Mapping[str, Any], cap_how: Mapping[str, str], real_how: Mapping[str, str],
