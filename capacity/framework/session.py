@@ -176,7 +176,7 @@ class Session(SessionSnapshot, SessionSnapshotReuse, SessionFast):
         self.tree_reuse = queue_tree_reuse(cache)  # (the capacity plugin's: framework.queue_tree_reuse)
         self.output_log: list[Job] = self.reuse.output_log
         self._open_fast()
-        self.placement, self.victims = open_extension_points(self)  # the actions' (framework.extension_points)
+        self.placement, self.victims, self.job_lists = open_extension_points(self)  # (framework.extension_points)
         self._snapshot()
 
 
