@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from capacity.framework.extension_points import NodePlacement, ReferencePlacement, ReferenceVictims, VictimPaths
+from capacity.framework.extension_points import (
+    JobLists,
+    NodePlacement,
+    ReferencePlacement,
+    ReferenceVictims,
+    VictimPaths,
+)
 from capacity.framework.queue_tree_reuse import NoTreeReuse, QueueTreeReuse
 from capacity.framework.reuse import NoReuse, SnapshotReuse
 
@@ -15,15 +21,16 @@ if TYPE_CHECKING:
     from capacity.accel.snapshot_cache import SnapshotCache
 
 
-def open_extension_points(ssn: Session) -> tuple[NodePlacement, VictimPaths]:
-    """ssn.placement and ssn.victims, chosen once at session open (after SessionFast._open_fast). The accelerated
-    forms are imported here, not with the engine: they bring numpy's node tables, which `--help` and the engine's
-    first import do not need (issue 33)."""
+def open_extension_points(ssn: Session) -> tuple[NodePlacement, VictimPaths, JobLists]:
+    """ssn.placement, ssn.victims and ssn.job_lists, chosen once at session open (after SessionFast._open_fast).
+    The accelerated forms are imported here, not with the engine: they bring numpy's node tables, which `--help`
+    and the engine's first import do not need (issue 33)."""
     from capacity.accel.allocate_fit import AcceleratedPlacement
+    from capacity.accel.job_lists import job_lists
     from capacity.accel.victim_paths import AcceleratedVictims
     placement = AcceleratedPlacement(ssn) if ssn.vectorised else ReferencePlacement(ssn)
     victims = AcceleratedVictims(ssn) if ssn.accel.victim_bounds else ReferenceVictims(ssn)
-    return placement, victims
+    return placement, victims, job_lists(ssn)
 
 
 def snapshot_reuse(cache: SnapshotCache | None) -> SnapshotReuse:

@@ -23,7 +23,7 @@ from capacity.framework.session import Session
 
 if TYPE_CHECKING:
     from capacity.accel.snapshot_cache import SnapshotCache
-    from capacity.framework.extension_points import NodePlacement, VictimPaths
+    from capacity.framework.extension_points import JobLists, NodePlacement, VictimPaths
     from capacity.framework.queue_tree_reuse import QueueTreeReuse
     from capacity.framework.reuse import SnapshotReuse
 
@@ -37,7 +37,7 @@ class AcceleratedSession(SessionFast, SessionSnapshotReuse, Session):
     def _open_reuse(self, cache: SnapshotCache | None) -> tuple[SnapshotReuse, QueueTreeReuse]:
         return snapshot_reuse(cache), queue_tree_reuse(cache)
 
-    def _open_extension_points(self) -> tuple[NodePlacement, VictimPaths]:
+    def _open_extension_points(self) -> tuple[NodePlacement, VictimPaths, JobLists]:
         return open_extension_points(self)
 
     def job_less(self) -> Callable[[Job, Job], bool]:

@@ -86,11 +86,12 @@ class TableBound(NodeBound):
     """NodeBound for all nodes at once from the VictimTable (`plan`), with `has` telling the nodes without
     any candidate; node by node where NodeFit's sums are not exact."""
 
-    __slots__ = ("_shortcut",)
+    __slots__ = ("_shortcut", "_empty")
 
     def __init__(self, ssn: Session, task: Task, nodes: Sequence[Node], keep: VictimFilter, possible: Any) -> None:
         super().__init__(ssn, task, keep, possible)
         self._shortcut: list[bool] | None = None
+        self._empty: list[bool] | None = None
         fit = ssn.node_fit()
         if fit is None or not fit.exact or not self.exact:
             return
@@ -104,6 +105,7 @@ class TableBound(NodeBound):
         self.has, self.room = table.plan(task, rows, among, possible)
         if ssn.shortcuts:
             self._shortcut = (self.room & ~self.has).tolist()
+            self._empty = (~self.has).tolist()
 
     def visits_none(self, nodes: Sequence[Node], skipped: Skipped) -> bool:
         room = self.room
@@ -119,6 +121,10 @@ class TableBound(NodeBound):
     def needs_no_victim(self, node: Node) -> bool:
         shortcut = self._shortcut
         return shortcut is not None and shortcut[node.index]
+
+    def holds_no_candidate(self, node: Node) -> bool:
+        empty = self._empty
+        return empty is not None and empty[node.index]
 
 
 def fast_plan(ssn: Session, task: Task, job: Job, fit_errors: Mapping[str, Any],

@@ -41,16 +41,13 @@ def build_worksheets(ssn: Session, keyed: bool = False) -> tuple[Any,
     worksheets: dict[str, PriorityQueue[Task]] = {}
     task_less, job_less = ssn.task_less(), ssn.job_less()
     job_key = ssn.job_key() if keyed else None
-    # With nothing traced and enqueue deciding the Pending jobs, only jobs holding a Pending task matter: all
-    # among those that may starve (Session.may_starve_now), where known.
-    some = ssn.may_starve_now() if has_enqueue and ssn.shortcuts else None
-    for job in ssn.jobs.values() if some is None else some:
+    # allocate.go:L152 @ed72c7c8 ranges over ssn.Jobs (an accelerated engine, untraced, over fewer: the
+    # jobs that can place a task; framework.extension_points.JobLists).
+    for job in ssn.job_lists.allocate_jobs(has_enqueue):
         if job.is_pending():
             if has_enqueue:
                 continue
             ssn.set_inqueue(job)
-        if ssn.shortcuts and not job.index.get(TaskStatus.PENDING):
-            continue  # no task to place; JobValid would only leave its trace (none is kept)
         valid, reason = ssn.job_valid(job)
         if not valid:
             ssn.trace.event("skipJob", job.uid, reason)

@@ -69,8 +69,6 @@ def parse_options(ssn: Session) -> PreemptOptions:
 
 
 def execute(ssn: Session) -> None:
-    if ssn.shortcuts and not ssn.has_waiting_task():
-        return  # both phases pop preemptors from Pending tasks only: with none, nothing is tried
     run = PreemptRun(ssn, parse_options(ssn))
     build(run)
     assert run.queues is not None
@@ -88,9 +86,9 @@ def build(run: PreemptRun) -> None:
     order: list[QueueSpec] = []
     # Before PR #5142, every queue of a valid job, as met (preempt.go:L113-133 @v1.14.0: a Go map).
     met: list[QueueSpec] | None = [] if ssn.options.older("pr5142") else None
-    # With nothing traced, a job that cannot be starving is turned away unasked (_preemptor_queue).
-    candidates = ssn.starving_candidates() if ssn.shortcuts and met is None else None
-    for job in ssn.jobs.values() if candidates is None else candidates:
+    # preempt.go:L112 @ed72c7c8 ranges over ssn.Jobs (an accelerated engine, untraced, over the starving ones
+    # only: framework.extension_points.JobLists).
+    for job in ssn.job_lists.preempt_jobs(met is not None):
         queue = _preemptor_queue(ssn, job, met)
         if queue is None:
             continue
@@ -122,10 +120,6 @@ def _preemptor_queue(ssn: Session, job: Job, met: list[QueueSpec] | None = None)
     """The job's queue if the job may preempt: not Pending, valid, queue known, starving. `met` (before PR
     #5142) collects the queue of every valid job, starving or not."""
     if job.is_pending():
-        return None
-    if ssn.shortcuts and met is None and not ssn.job_starving(job):
-        # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, the
-        # test that turns away nearly every job may go first (the same jobs come through).
         return None
     valid, reason = ssn.job_valid(job)
     if not valid:

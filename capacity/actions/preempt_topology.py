@@ -111,13 +111,12 @@ def find_candidates(ssn: Session, task: Task, queue: QueueSpec, nodes: Sequence[
                          "Capacity Lab starts at offset 0 and visits nodes in predicate order")
     found: list[Candidate] = []
     skipped = Skipped(ssn)
-    empty = bound.has if bound is not None and ssn.shortcuts else None
     for i in range(len(nodes)):
         node = nodes[(offset + i) % len(nodes)]
         if bound is not None and not bound.passes(node):
             skipped.add(node)
             continue
-        if empty is not None and not empty[node.index]:
+        if bound is not None and bound.holds_no_candidate(node):
             continue
         victims, why = select_victims_on_node(ssn, task, queue, node, candidates_on(node))
         if not victims:

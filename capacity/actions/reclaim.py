@@ -18,29 +18,16 @@ from capacity.framework.statement import Statement
 def execute(ssn: Session) -> None:
     # The queues in the order Volcano pushes them; pushed into the heap only once the loop is over (nothing
     # in it changes a queue's share, so the comparisons are the same), and not at all when no job is
-    # starving and nothing is traced: the heap would only be popped again for nothing.
+    # starving and the JobLists allow it (reclaim_skips_queues): the heap would only be popped again for nothing.
     pushed: list[QueueSpec] = []
     queued: set[str] = set()
     preemptors: dict[str, PriorityQueue[Job]] = {}
     task_queues: dict[str, PriorityQueue[Task]] = {}
-    tracing = not ssn.shortcuts  # (every answer asked, as when traced: capacity.accel)
-    if not tracing and not ssn.has_waiting_task():
-        return  # every starving job's task queue would be empty: no reclaim_for_task, nothing to commit
-    # (With nothing traced, a job that cannot be starving is not asked: Session.starving_candidates.)
-    candidates = None if tracing else ssn.starving_candidates()
-    may_starve = None if candidates is None else {job.uid for job in candidates}
-    for job in ssn.jobs.values():
-        if may_starve is not None and job.uid not in may_starve and job.queue in queued:
-            continue  # (the test below, first of all for most jobs; a pending job is passed over anyway)
+    # reclaim.go:L72-104 @ed72c7c8 ranges over ssn.Jobs (an accelerated engine, untraced, over those that can
+    # change what is pushed: framework.extension_points.JobLists; `queued` is read as the loop goes).
+    for job in ssn.job_lists.reclaim_jobs(queued):
         if job.is_pending():
             continue
-        if not tracing:
-            # JobValid and JobStarving answers have no effect but their trace: with nothing to trace, a
-            # job whose queue is already queued matters only if it is starving, the cheaper test.
-            known = ssn.queues.get(job.queue)
-            if known is not None and known.name in queued and (
-                    (may_starve is not None and job.uid not in may_starve) or not ssn.job_starving(job)):
-                continue
         valid, _ = ssn.job_valid(job)
         if not valid:
             continue
@@ -57,7 +44,7 @@ def execute(ssn: Session) -> None:
                 if not t.sch_gated:
                     tq.push(t)
             task_queues[job.uid] = tq
-    if not preemptors and not tracing:
+    if not preemptors and ssn.job_lists.reclaim_skips_queues():
         return  # the loop below would only ask each queue `overused`, whose answer then has no effect
     queues: PriorityQueue[QueueSpec] = PriorityQueue(ssn.queue_less(), pushed)
     while not queues.empty():

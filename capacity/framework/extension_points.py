@@ -235,6 +235,11 @@ class NodeBound:
         succeeds only if the task fits as it is and the queue is Allocatable."""
         return False
 
+    def holds_no_candidate(self, node: Node) -> bool:
+        """True if the node holds no candidate, where known and nothing is traced: a dry run there finds no
+        victim, and its only effect would be its record."""
+        return False
+
 
 class VictimPaths(Protocol):
     """Which nodes reclaim and preempt try, in which order, and which they pass over."""
@@ -316,3 +321,52 @@ class ReferenceVictims:
     def nodes_by_score(self, task: Task, nodes: Sequence[Node]) -> Sequence[Node]:
         scores = self.ssn.node_scores(task, nodes)
         return sorted(nodes, key=lambda n: -scores[n.name])
+
+
+# ---- job lists: the jobs an action ranges over ----------------------------------------------------------------
+
+class JobLists(Protocol):
+    """The jobs allocate, preempt and reclaim range over (Volcano: `for _, job := range ssn.Jobs`). An accelerated
+    engine may leave out, with nothing traced, jobs whose answers (JobValid, JobStarving) would have no effect
+    but their trace record: the actions make the same decisions either way (tests/unit/test_engines_agree.py)."""
+
+    def allocate_jobs(self, has_enqueue: bool) -> Iterable[Job]:
+        """buildAllocateContext's jobs (allocate.go:L142-206 @ed72c7c8): every job, or a subset holding every
+        job past Pending with a Pending task and (without enqueue) every Pending job."""
+        ...
+
+    def preempt_jobs(self, older: bool) -> Iterable[Job]:
+        """preempt's jobs (preempt.go:L112-151 @ed72c7c8): every job, or a subset holding every starving job past
+        Pending (`older`: before PR #5142, where every valid job's queue counts)."""
+        ...
+
+    def reclaim_jobs(self, queued: set[str]) -> Iterable[Job]:
+        """reclaim's jobs (reclaim.go:L72-104 @ed72c7c8), read lazily: every job, or a subset holding every job
+        past Pending that is starving or whose queue is not yet in `queued` (the queues met so far)."""
+        ...
+
+    def reclaim_skips_queues(self) -> bool:
+        """True if reclaim may skip its queue loop when no job is starving: it would only ask each queue
+        `overused` (reclaim.go:L106-116 @ed72c7c8), an answer that then has no effect but its record."""
+        ...
+
+
+class ReferenceJobLists:
+    """JobLists as Volcano ranges: every job, every queue asked."""
+
+    __slots__ = ("ssn",)
+
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+
+    def allocate_jobs(self, has_enqueue: bool) -> Iterable[Job]:
+        return self.ssn.jobs.values()
+
+    def preempt_jobs(self, older: bool) -> Iterable[Job]:
+        return self.ssn.jobs.values()
+
+    def reclaim_jobs(self, queued: set[str]) -> Iterable[Job]:
+        return self.ssn.jobs.values()
+
+    def reclaim_skips_queues(self) -> bool:
+        return False

@@ -29,7 +29,9 @@ from capacity.core.model import (  # (FitError and the status codes are re-expor
 )
 from capacity.core.trace import Trace
 from capacity.framework.extension_points import (
+    JobLists,
     NodePlacement,
+    ReferenceJobLists,
     ReferencePlacement,
     ReferenceVictims,
     VictimPaths,
@@ -149,7 +151,8 @@ class Session(SessionSnapshot):
         self.reuse, self.tree_reuse = self._open_reuse(cache)
         self.output_log: list[Job] = self.reuse.output_log
         self._open_fast()
-        self.placement, self.victims = self._open_extension_points()  # the actions' (framework.extension_points)
+        # the actions' (framework.extension_points)
+        self.placement, self.victims, self.job_lists = self._open_extension_points()
         self._snapshot()
 
     # ---- the extension points, as the reference engine fills them (AcceleratedSession overrides) ------------
@@ -165,9 +168,10 @@ class Session(SessionSnapshot):
         """The registries of the accelerated forms: none in the reference engine."""
         self.vectorised = False
 
-    def _open_extension_points(self) -> tuple[NodePlacement, VictimPaths]:
-        """allocate's node choice and reclaim's / preempt's victim loops: Volcano's plain loops."""
-        return ReferencePlacement(self), ReferenceVictims(self)
+    def _open_extension_points(self) -> tuple[NodePlacement, VictimPaths, JobLists]:
+        """allocate's node choice, reclaim's / preempt's victim loops and the jobs each action ranges over:
+        Volcano's plain loops."""
+        return ReferencePlacement(self), ReferenceVictims(self), ReferenceJobLists(self)
 
     def may_starve_now(self) -> list[Job] | None:
         """The jobs that might starve now, where known: never in the reference engine (every job is asked)."""

@@ -275,3 +275,23 @@ def test_the_reference_engine_calls_no_accelerated_part() -> None:
             if code:
                 found[str(p.relative_to(ROOT))] = sorted({t.string for t in code})
     assert found == {}
+
+
+def _mentions_shortcuts(path: Path) -> list[int]:
+    """The lines of a file that mention `shortcuts` (code, comments or strings)."""
+    return [n for n, line in enumerate(path.read_text().splitlines(), 1) if "shortcuts" in line]
+
+
+def test_the_actions_never_mention_shortcuts() -> None:
+    """Issue 28: tracing never changes which code an action runs. The jobs an untraced accelerated session may
+    leave unasked are its JobLists' business (capacity.framework.extension_points, capacity.accel.job_lists), the
+    nodes it may pass over its NodeBound's; the actions read like Volcano's allocate.go and preempt.go."""
+    found = {str(p.relative_to(ROOT)): _mentions_shortcuts(p) for p in sorted((ENGINE / "actions").glob("*.py"))}
+    assert "capacity/actions/allocate.py" in found and len(found) >= 5
+    assert {name: lines for name, lines in found.items() if lines} == {}
+
+
+def test_the_shortcuts_check_sees_a_mention(tmp_path: Path) -> None:
+    asks = tmp_path / "asks.py"
+    asks.write_text("def f(ssn):\n    x = 1\n    if ssn.shortcuts:\n        pass\n    # shortcuts\n")
+    assert _mentions_shortcuts(asks) == [3, 5]

@@ -98,9 +98,21 @@ def test_acceptance_case(case: str) -> None:
     import yaml
     cycles = (yaml.safe_load((CORPUS / case / "expect.yaml").read_text()) or {}).get("cycles", 1)
     path = str(CORPUS / case / "cluster.yaml")
+    runs = {}
     for traced in (True, False):
         ref, fast = _both(lambda traced=traced: _simulate(path, cycles, traced))
         assert ref == fast
+        runs[traced] = fast
+    # Tracing never changes a decision (issue 28): the accelerated engine's untraced shortcuts
+    # (capacity.accel.job_lists, the NodeBound's) decide as its traced run does.
+    assert runs[False][0] == runs[True][0]
+
+
+def _untraced_agrees(objs_or_path: Any, cycles: int, traced_decisions: list[Any]) -> None:
+    """The accelerated engine, untraced (its shortcuts taken), makes the traced run's decisions."""
+    with _engine(ACCELERATED.name):
+        decisions, records = _simulate(objs_or_path, cycles, False)
+    assert records == [] and decisions == traced_decisions
 
 
 @pytest.mark.parametrize("lesson", all_lessons(), ids=lambda lesson: lesson.id)
@@ -126,6 +138,7 @@ def test_lesson(lesson: Any) -> None:
 def test_property_scenarios(scenario: Any) -> None:
     ref, fast = _both(lambda: _simulate(scenario.objects, 3, True))
     assert ref == fast
+    _untraced_agrees(scenario.objects, 3, fast[0])
 
 
 @pytest.mark.parametrize("conf", sorted(CONFS))

@@ -362,3 +362,26 @@ def test_a_lazy_candidate_list_counts_and_lists_its_placement_and_refuses_stale_
         len(stale)
     with pytest.raises(RuntimeError):
         stale.idx  # noqa: B018
+
+
+@pytest.mark.parametrize("conf", ["hierarchy", "proportion"])
+def test_the_nodefit_mirror_follows_the_placements(conf: str) -> None:
+    """The predicates plugin keeps each node's Kubernetes mirror as predicates.go does; the accelerated engine's
+    predicates plugin (accel.plugins.AcceleratedPredicatesPlugin) keeps NodeFit's mirror sums with it: after a cycle
+    that places tasks, they are what a full recount of the mirrors gives."""
+    import numpy as np
+
+    from capacity.scheduler import open_session, run_actions
+    ssn = open_session(load_objects(random_cluster(5, CONFS[conf], nodes=12, jobs=60)), Trace(enabled=False))
+    fit = ssn.node_fit()
+    assert fit is not None
+    before = fit.mirror_sums.copy()
+    run_actions(ssn)
+    assert ssn.node_fit() is fit
+    kept = fit.mirror_sums.copy(), list(fit.pods_list)
+    assert not np.array_equal(before, kept[0])  # (tasks were placed)
+    fit.dirty.update(range(fit.n))
+    fit.mirror_dirty.update(range(fit.n))
+    fit.refresh()
+    np.testing.assert_array_equal(kept[0], fit.mirror_sums)
+    assert kept[1] == fit.pods_list == [len(n.mirror) for n in ssn.node_list]
