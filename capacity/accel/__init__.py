@@ -50,8 +50,9 @@ class Acceleration:
     actions: tuple[str, ...]
     """The actions run by their accelerated form, capacity.accel.<name>, instead of capacity.actions.<name>."""
     untraced_shortcuts: bool
-    """With nothing traced, actions skip answers whose only effect is their trace record (JobValid,
-    JobStarving of jobs that cannot matter, queues that cannot act)."""
+    """With nothing traced, the actions are handed only the jobs whose answers can change a decision
+    (capacity.accel.job_lists, ssn.job_lists) and pass over nodes holding no candidate: the answers skipped
+    would only leave their trace record (JobValid, JobStarving of jobs that cannot matter, queues that cannot act)."""
 
 
 ACCELERATED = Acceleration("accelerated", snapshot_cache=True, node_fit=True, jit=True, victim_bounds=True,
