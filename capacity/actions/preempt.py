@@ -414,7 +414,15 @@ def _end_failed_node(ssn: Session, stmt: Statement, node_stmt: Statement, task: 
 
 
 def fits_on_node(ssn: Session, queue: QueueSpec, task: Task, node: Node) -> bool:
-    """preemptorFitsOnNode: queue Allocatable, InitResreq within FutureIdle, and the full predicate."""
-    return (ssn.allocatable(queue, task)
-            and task.init_resreq.less_equal(node.future_idle(), ZERO)
-            and ssn.predicate(task, node) is None)
+    """preemptorFitsOnNode (preempt.go:L434-438 @ed72c7c8): queue Allocatable, InitResreq within FutureIdle, and
+    the full predicate. Before PR #5843 (not in a release yet) the predicate was not asked
+    (preempt.go:L390, L410 @v1.15.1)."""
+    if not (ssn.allocatable(queue, task) and task.init_resreq.less_equal(node.future_idle(), ZERO)):
+        return False
+    if ssn.options.older("pr5843"):
+        if ssn.trace.enabled and ssn.predicate(task, node) is not None:
+            ssn.trace.event("preemptPredicateUnasked", task.key, node.name, switch="pr5843",
+                            words=f"{ssn.options.older_words('pr5843')}: {task.key} is taken to fit {node.name} "
+                                  "though its predicate still fails there")
+        return True
+    return ssn.predicate(task, node) is None

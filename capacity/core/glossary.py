@@ -52,6 +52,7 @@ KINDS: dict[str, str] = {
     "preemptQueueOrder": "an older release took preempt's queues in the order met, not the queue order",
     "preemptorPushedBack": "an older release let the job preempt a second time",
     "preemptEvictionsKept": "an older release kept preempt's evictions on a node the pod still did not fit",
+    "preemptPredicateUnasked": "an older release took a node for the preemptor without asking its predicate again",
     "preemptFailedKept": "an older release kept the evictions of a within-job attempt that placed nothing",
     "releasingNotCounted": "an older release did not count terminating pods toward the PodGroup's phase",
     "releasingUnschedulable": "an older release marked a job with terminating pods Unschedulable",

@@ -193,6 +193,12 @@ SWITCHES: tuple[Switch, ...] = (
            "a preemptor job is popped once per queue turn in preempt",
            "a preemptor job whose last task was placed by preempt was pushed back into its queue's preemptors "
            "and tried a second time"),
+    Switch("pr5843", 5843, "HEAD", "preempt",
+           "preempt's normal phase also asks the full predicate before it stops evicting on a node and pipelines "
+           "the preemptor there (preemptorFitsOnNode)",
+           "preempt stopped evicting on a node, and pipelined the preemptor there, once the queue was Allocatable "
+           "and the preemptor's request fit the node's FutureIdle, without asking the predicate again (a node "
+           "whose predicate still failed, as on a required anti-affinity with a pod not evicted yet, was taken)"),
 )
 
 BY_ID: dict[str, Switch] = {s.id: s for s in SWITCHES}
