@@ -198,7 +198,8 @@ SWITCHES: tuple[Switch, ...] = (
            "the preemptor there (preemptorFitsOnNode)",
            "preempt stopped evicting on a node, and pipelined the preemptor there, once the queue was Allocatable "
            "and the preemptor's request fit the node's FutureIdle, without asking the predicate again (a node "
-           "whose predicate still failed, as on a required anti-affinity with a pod not evicted yet, was taken)"),
+           "whose predicate still failed, as on a required anti-affinity with a pod not evicted yet, was taken; the "
+           "change is on the release-1.15 branch, in no tag yet)"),
 )
 
 BY_ID: dict[str, Switch] = {s.id: s for s in SWITCHES}
