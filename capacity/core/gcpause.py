@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
@@ -20,18 +20,29 @@ def gc_paused() -> Iterator[None]:
     cycle leaves alive is moved to the oldest generation, where any cyclic garbage among it waits for the
     next full collection.
     """
+    with _paused(_to_oldest_generation):
+        yield
+
+
+def _to_oldest_generation() -> None:
+    """What the cycle leaves alive (its result, its trace records: 160k objects at the openb scale) goes straight
+    to the oldest generation, which only full collections walk, instead of being walked by the young collection
+    that would follow at once (0.1 s)."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
+
+
+@contextmanager
+def _paused(on_exit: Callable[[], None]) -> Iterator[None]:
+    """The collector off while the work runs; then, if it was on, `on_exit` and the collector back on."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_freeze_count() == 0:
-                # What the cycle leaves alive (its result, its trace records: 160k objects at the openb
-                # scale) goes straight to the oldest generation, which only full collections walk, instead
-                # of being walked by the young collection that would follow at once (0.1 s).
-                gc.freeze()
-                gc.unfreeze()
+            on_exit()
             gc.enable()
 
 
@@ -48,14 +59,8 @@ def gc_paused_keeping() -> Iterator[None]:
     session, so a cycle leaves none (tests/unit/test_gc_pause.py), and `release_frozen` frees any when the
     scenario changes.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with _paused(keep_long_lived):
         yield
-    finally:
-        if was_enabled:
-            keep_long_lived()
-            gc.enable()
 
 
 def keep_long_lived() -> None:
